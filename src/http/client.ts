@@ -1,0 +1,182 @@
+// The one HTTP client: `undici.request` over a single pooled keep-alive dispatcher (Node 20's global
+// fetch bundles an older undici and opens more sockets), with per-call timeouts and bounded retries.
+import { Agent, request, type Dispatcher } from "undici";
+import type { CookieJar } from "./cookies.js";
+
+let sharedDispatcher: Agent | undefined;
+
+/** One keep-alive pool for the whole process; connections are reused across calls. */
+export function dispatcher(): Agent {
+  sharedDispatcher ??= new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    connections: 1024,
+    // Long model calls: the per-call timeout below is the one that matters.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+  return sharedDispatcher;
+}
+
+export async function closeDispatcher(): Promise<void> {
+  const d = sharedDispatcher;
+  sharedDispatcher = undefined;
+  if (d) await d.close();
+}
+
+export interface RetryPolicy {
+  /** Total attempts including the first (1 = no retry). */
+  attempts: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, initialDelayMs: 500, maxDelayMs: 8_000 };
+export const NO_RETRY: RetryPolicy = { attempts: 1, initialDelayMs: 0, maxDelayMs: 0 };
+
+export interface CallOptions {
+  method?: "GET" | "POST" | "DELETE" | "PUT";
+  body?: unknown;
+  headers?: Record<string, string>;
+  cookies?: CookieJar;
+  /** Per-attempt deadline. Default 600 s. */
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+  signal?: AbortSignal;
+}
+
+export interface CallResult {
+  status: number;
+  text: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** A call that failed in a way a caller can classify: transport error, timeout, or HTTP status. */
+export class CallError extends Error {
+  constructor(
+    message: string,
+    readonly url: string,
+    readonly kind: "connection" | "timeout" | "status",
+    readonly status?: number,
+    readonly responseText?: string,
+  ) {
+    super(message);
+    this.name = "CallError";
+  }
+}
+
+function isRetryableStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+function backoffMs(policy: RetryPolicy, attempt: number): number {
+  const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** attempt);
+  // Full jitter keeps many rollouts from retrying in lock-step against a recovering engine.
+  return base / 2 + Math.random() * (base / 2);
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+
+/**
+ * Sends one HTTP request, retrying connection errors, 429 and 5xx within `retry.attempts`.
+ * Returns the final response whatever its status (callers decide what a 4xx means);
+ * throws CallError only when no response came back at all within the budget.
+ */
+export async function call(url: string, options: CallOptions = {}): Promise<CallResult> {
+  const policy = options.retry ?? DEFAULT_RETRY;
+  const timeoutMs = options.timeoutMs ?? 600_000;
+  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  let lastError: CallError | undefined;
+  for (let attempt = 0; attempt < policy.attempts; attempt++) {
+    if (attempt > 0) await sleep(backoffMs(policy, attempt - 1), options.signal);
+    const headers: Record<string, string> = { ...options.headers };
+    if (payload !== undefined) headers["content-type"] = "application/json";
+    const cookie = options.cookies?.header();
+    if (cookie) headers.cookie = cookie;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method: options.method ?? (payload === undefined ? "GET" : "POST"),
+        headers,
+        body: payload,
+        dispatcher: dispatcher(),
+        signal,
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const timedOut = timeout.aborted;
+      lastError = new CallError(
+        timedOut
+          ? `${url} did not answer within ${Math.round(timeoutMs / 1000)} s`
+          : `could not reach ${url}: ${describeError(error)}`,
+        url,
+        timedOut ? "timeout" : "connection",
+      );
+      continue;
+    }
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      lastError = new CallError(`${url}: connection lost while reading the reply: ${describeError(error)}`, url, "connection");
+      continue;
+    }
+    options.cookies?.update(response.headers["set-cookie"]);
+    const result = { status: response.statusCode, text, headers: response.headers };
+    if (isRetryableStatus(response.statusCode) && attempt + 1 < policy.attempts) {
+      lastError = new CallError(`${url} answered ${response.statusCode}`, url, "status", response.statusCode, text);
+      continue;
+    }
+    return result;
+  }
+  throw lastError ?? new CallError(`${url}: no attempt made`, url, "connection");
+}
+
+/** `call` for JSON endpoints: a non-2xx reply becomes a CallError carrying the status and body. */
+export async function callJson<T = unknown>(url: string, options: CallOptions = {}): Promise<T> {
+  const result = await call(url, options);
+  if (result.status < 200 || result.status >= 300) {
+    throw new CallError(
+      `${options.method ?? (options.body === undefined ? "GET" : "POST")} ${url} answered ${result.status}: ${truncate(result.text, 500)}`,
+      url,
+      "status",
+      result.status,
+      result.text,
+    );
+  }
+  try {
+    return JSON.parse(result.text) as T;
+  } catch {
+    throw new CallError(`${url} answered ${result.status} with a body that is not JSON: ${truncate(result.text, 200)}`, url, "status", result.status, result.text);
+  }
+}
+
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: string }).code;
+  const cause = (error as { cause?: unknown }).cause;
+  const causeText = cause instanceof Error ? ` (${cause.message})` : "";
+  return `${code ? `${code}: ` : ""}${error.message}${causeText}`;
+}
+
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`;
+}
+
+/** Joins a base URL and a path without doubling or dropping slashes. */
+export function joinUrl(base: string, path: string): string {
+  return `${base.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+}

@@ -1,0 +1,55 @@
+// Cookie handling for per-rollout sessions. Servers set an opaque session cookie on every reply;
+// agents keep a jar per rollout and send it back, exactly as NeMo Gym's agents round-trip cookies.
+import { parse as parseCookieHeader, serialize } from "cookie";
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  if (!header) return {};
+  const parsed = parseCookieHeader(header);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parsed)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+export function sessionCookie(name: string, value: string): string {
+  return serialize(name, value, { path: "/", httpOnly: true, sameSite: "lax" });
+}
+
+/** A minimal cookie jar: name → value, fed by Set-Cookie headers, rendered as a Cookie header. */
+export class CookieJar {
+  private readonly cookies = new Map<string, string>();
+
+  constructor(initial?: Record<string, string>) {
+    for (const [k, v] of Object.entries(initial ?? {})) this.cookies.set(k, v);
+  }
+
+  /** Absorbs one or many Set-Cookie header values. */
+  update(setCookie: string | string[] | undefined): void {
+    if (!setCookie) return;
+    for (const line of Array.isArray(setCookie) ? setCookie : [setCookie]) {
+      const first = line.split(";", 1)[0] ?? "";
+      const eq = first.indexOf("=");
+      if (eq <= 0) continue;
+      const name = first.slice(0, eq).trim();
+      let value = first.slice(eq + 1).trim();
+      if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+      this.cookies.set(name, decodeURIComponentSafe(value));
+    }
+  }
+
+  header(): string | undefined {
+    if (this.cookies.size === 0) return undefined;
+    return [...this.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+  }
+
+  toJSON(): Record<string, string> {
+    return Object.fromEntries(this.cookies);
+  }
+}
+
+function decodeURIComponentSafe(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

@@ -1,0 +1,41 @@
+// The contract between a server implementation (an environment, agent or model id) and the code
+// that starts it. Every implementation is a Fastify app built from validated config fields.
+import type { FastifyInstance } from "fastify";
+import type { z } from "zod";
+import type { ServerRef, ServerType } from "../protocol/index.js";
+
+export interface InstanceContext<C> {
+  /** Instance name (the top-level config key), e.g. `example_multi_step_simple_agent`. */
+  name: string;
+  /** The implementation's fields, validated by its `configSchema`. */
+  config: C;
+  /** Base URL (`http://host:port`) of another instance; throws a clear error if the ref is unknown. */
+  urlOf(ref: ServerRef | string): string;
+}
+
+export interface ServerImplementation<C = Record<string, unknown>> {
+  type: ServerType;
+  /** Implementation id as written in config YAML, e.g. `simple_agent`, `vllm_model`. */
+  id: string;
+  /** Strict schema of the implementation's own fields (metadata keys are stripped before parsing). */
+  configSchema: z.ZodType<C>;
+  /** Builds the server. It is not listening yet; the caller binds it. */
+  build(context: InstanceContext<C>): Promise<FastifyInstance>;
+}
+
+/** Config keys NeMo Gym treats as metadata on any server: accepted everywhere, used by none. */
+export const METADATA_KEYS = [
+  "entrypoint",
+  "domain",
+  "verified",
+  "verified_url",
+  "description",
+  "value",
+  "license",
+  "host",
+  "port",
+  "dataset",
+  "datasets",
+  "expose_tools_over_mcp",
+  "num_workers",
+] as const;

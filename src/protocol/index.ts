@@ -1,0 +1,3 @@
+// Wire types and schemas. This folder imports nothing else of ours.
+export * from "./responses.js";
+export * from "./rows.js";
