@@ -41,6 +41,8 @@ export interface FakeEngineOptions {
   model?: string;
   /** Reply to every request with this status instead (e.g. simulate a context-length 400). */
   respond?: (path: string, body: Record<string, unknown>) => { status: number; body: unknown } | undefined;
+  /** Delay every reply by this many ms (or a per-request amount), e.g. to exercise timeouts. */
+  delayMs?: number | ((path: string, body: Record<string, unknown>) => number);
   port?: number;
 }
 
@@ -161,10 +163,16 @@ export async function startFakeEngine(options: FakeEngineOptions = {}): Promise<
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const path = (req.url ?? "/").split("?")[0] ?? "/";
+      let delay = 0;
       const send = (status: number, payload: unknown) => {
         const text = JSON.stringify(payload);
-        res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-        res.end(text);
+        const write = () => {
+          if (res.destroyed) return;
+          res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+          res.end(text);
+        };
+        if (delay > 0) setTimeout(write, delay);
+        else write();
       };
       if (req.method === "GET" && (path === "/v1/models" || path === "/models")) {
         return send(200, { object: "list", data: [{ id: model, object: "model", owned_by: "fake" }] });
@@ -177,6 +185,7 @@ export async function startFakeEngine(options: FakeEngineOptions = {}): Promise<
         return send(400, { error: { message: "invalid JSON" } });
       }
       requests.push({ path, body, headers: req.headers });
+      delay = typeof options.delayMs === "function" ? options.delayMs(path, body) : (options.delayMs ?? 0);
       const override = options.respond?.(path, body);
       if (override) return send(override.status, override.body);
       try {

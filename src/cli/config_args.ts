@@ -1,0 +1,67 @@
+// Turning the config-related flags every command shares into one resolved config: Gymkit flags
+// become config paths and structured overrides, Hydra-style arguments pass through unchanged.
+import type { ServerRef } from "../protocol/index.js";
+import { environmentConfigPath, modelConfigPath, builtinIds } from "../orchestrate/registry.js";
+import type { InstanceSpec } from "../orchestrate/start.js";
+import { ConfigError, redactSecrets, resolveConfig, type FlagOverride } from "../config/index.js";
+import { didYouMean } from "../config/suggest.js";
+import { existsSync } from "node:fs";
+
+export interface CliConfigOptions {
+  config: string[];
+  resourcesServer?: string;
+  modelType?: string;
+  modelUrl?: string;
+  model?: string;
+  modelApiKey?: string;
+}
+
+export interface CliConfig {
+  /** The merged, interpolated config (with secrets). */
+  config: Record<string, unknown>;
+  /** The same with secrets hidden, for printing and for the head server. */
+  redacted: Record<string, unknown>;
+  instances: InstanceSpec[];
+  /** With `--resources-server ID`: the single agent serving that environment, if exactly one does. */
+  onlyAgentOfResourcesServer?: string;
+}
+
+function builtinPath(kind: "environment" | "model", id: string): string {
+  const path = kind === "environment" ? environmentConfigPath(id) : modelConfigPath(id);
+  if (!existsSync(path)) {
+    const known = builtinIds(kind === "environment" ? "resources_servers" : "responses_api_models");
+    const flag = kind === "environment" ? "--resources-server" : "--model-type";
+    throw new ConfigError(`${flag} ${id}: no built-in ${kind} with that id.${didYouMean(id, known)} Built-in: ${known.join(", ")}.`);
+  }
+  return path;
+}
+
+export async function resolveCliConfig(overrides: string[], options: CliConfigOptions): Promise<CliConfig> {
+  const configPaths = [...options.config];
+  if (options.resourcesServer) configPaths.push(builtinPath("environment", options.resourcesServer));
+  const flags: FlagOverride[] = [];
+  if (options.modelUrl !== undefined) flags.push({ path: ["policy_base_url"], value: options.modelUrl, flag: "--model-url" });
+  if (options.model !== undefined) flags.push({ path: ["policy_model_name"], value: options.model, flag: "--model" });
+  if (options.modelApiKey !== undefined) flags.push({ path: ["policy_api_key"], value: options.modelApiKey, flag: "--model-api-key" });
+
+  const resolved = await resolveConfig({
+    configPaths,
+    overrides,
+    flags,
+    cwd: process.cwd(),
+    // `--model-type` replaces whatever `policy_model` the configs define with the built-in one.
+    replaceInstances: options.modelType ? { policy_model: builtinPath("model", options.modelType) } : undefined,
+    // The API key is optional everywhere: engines such as vLLM accept any.
+    defaults: { policy_api_key: "dummy" },
+  });
+
+  const instances: InstanceSpec[] = resolved.instances.map((i) => ({ name: i.name, type: i.type, implementation: i.implementation, fields: i.fields }));
+  let onlyAgentOfResourcesServer: string | undefined;
+  if (options.resourcesServer) {
+    const agents = instances.filter(
+      (i) => i.type === "responses_api_agents" && (i.fields.resources_server as ServerRef | undefined)?.name === options.resourcesServer,
+    );
+    if (agents.length === 1) onlyAgentOfResourcesServer = agents[0]!.name;
+  }
+  return { config: resolved.config, redacted: redactSecrets(resolved.config) as Record<string, unknown>, instances, onlyAgentOfResourcesServer };
+}

@@ -1,0 +1,37 @@
+// `gym env start`: run the head server and every configured instance until Ctrl-C / SIGTERM.
+import { startServers } from "../orchestrate/start.js";
+import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { UsageError } from "./exit.js";
+import { table } from "./table.js";
+
+interface EnvStartOptions extends CliConfigOptions {
+  headHost: string;
+  headPort: string;
+  processPerServer?: boolean;
+}
+
+export async function envStart(overrides: string[], options: EnvStartOptions): Promise<void> {
+  const headPort = Number(options.headPort);
+  if (!Number.isInteger(headPort) || headPort < 0 || headPort > 65535) throw new UsageError(`--head-port must be a port number, got ${options.headPort}`);
+  const resolved = await resolveCliConfig(overrides, options);
+  if (resolved.instances.length === 0) throw new UsageError("the config defines no servers; pass --config FILE or --resources-server ID");
+  const servers = await startServers(resolved.instances, {
+    headHost: options.headHost,
+    headPort,
+    processPerServer: options.processPerServer,
+    globalConfig: resolved.redacted,
+  });
+  const rows = servers.instances.map((i) => [i.name, i.server_type, i.implementation, i.url, String(i.pid)]);
+  process.stdout.write(`${table(["NAME", "TYPE", "IMPLEMENTATION", "URL", "PID"], rows)}\n\nhead server: ${servers.headUrl}  (Ctrl-C to stop)\n`);
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.stderr.write(`gym: ${signal}: stopping ${servers.instances.length} servers\n`);
+      resolve();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await servers.stop();
+  process.exit(0);
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// `gym`: the command line. Thin by design: it parses arguments and calls the modules that do the
+// work, imported lazily so that `gym --help` starts in milliseconds.
+import { Command, Option } from "commander";
+import { fail } from "./exit.js";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const program = new Command()
+  .name("gym")
+  .description("Gymkit: RL environments for language models, and scored rollouts from them (NeMo Gym compatible).")
+  .version("0.1.0")
+  .showHelpAfterError("(run with --help for usage)");
+
+/** Options shared by every command that resolves a config. */
+function configOptions(command: Command): Command {
+  return command
+    .option("--config <path>", "a config YAML (repeatable; later wins)", collect, [])
+    .option("--resources-server <id>", "add the config of a built-in environment, e.g. example_multi_step")
+    .option("--model-type <id>", "the policy model implementation: openai_model, vllm_model or replay_model")
+    .option("--model-url <url>", "the model's base URL including /v1 (sets policy_base_url)")
+    .option("--model <name>", "the model name sent to the engine (sets policy_model_name)")
+    .option("--model-api-key <key>", "API key for the model endpoint (sets policy_api_key; default: dummy)")
+    .argument("[overrides...]", "Hydra-style overrides: key=value, +key=value, ++key=value");
+}
+
+const env = program.command("env").description("start, inspect and resolve servers");
+
+configOptions(env.command("start").description("start the head server and every configured instance, until Ctrl-C"))
+  .option("--head-host <host>", "head server host", "127.0.0.1")
+  .option("--head-port <port>", "head server port (0 picks a free one)", "11000")
+  .option("--process-per-server", "run each instance in its own process")
+  .action(async (overrides: string[], options) => (await import("./env_start.js")).envStart(overrides, options));
+
+env
+  .command("status")
+  .description("list the instances a head server knows and whether each is healthy")
+  .option("--head-url <url>", "head server URL", "http://127.0.0.1:11000")
+  .option("--json", "print JSON instead of a table")
+  .action(async (options) => (await import("./env_status.js")).envStatus(options));
+
+configOptions(env.command("resolve").description("print the merged config (secrets hidden)")).action(async (overrides: string[], options) =>
+  (await import("./env_resolve.js")).envResolve(overrides, options),
+);
+
+const evalCommand = program.command("eval").description("collect and score rollouts");
+
+configOptions(
+  evalCommand
+    .command("run")
+    .description("start the servers, collect rollouts for every input row, write them with metrics, stop")
+    .addHelpText(
+      "after",
+      `
+Exit codes:
+  0  every requested rollout succeeded (or failed within --max-failures)
+  1  an unexpected error
+  2  usage or config error (bad flag, bad config key, malformed input, unreachable model)
+  3  rollouts missing: fewer results than requested (the missing pairs are printed)
+  4  too many failed rollouts (see <output stem>_failures.jsonl)`,
+    ),
+)
+  .option("-i, --input <path>", "input JSONL (config key: input_jsonl_fpath)")
+  .option("-o, --output <path>", "output JSONL (config key: output_jsonl_fpath)")
+  .option("-a, --agent <name>", "agent for rows without agent_ref")
+  .option("--concurrency <n>", "rollouts in flight at once (config key: num_samples_in_parallel)")
+  .option("--num-repeats <n>", "rollouts per input row")
+  .option("--limit <n>", "only the first N input rows")
+  .option("--temperature <t>", "sampling temperature for every row")
+  .option("--top-p <p>", "nucleus sampling for every row")
+  .option("--max-output-tokens <n>", "max output tokens for every row")
+  .option("--max-failures <n>", "failed rollouts tolerated before exit code 4 (default 0)")
+  .option("--rollout-timeout <s>", "deadline of one rollout in seconds (default 600)")
+  .option("--model-ready-timeout <s>", "how long the model endpoint may take to answer at start-up", "30")
+  .option("--no-serve", "do not start servers; collect against the ones a running head knows")
+  .option("--head-url <url>", "head server to use with --no-serve", "http://127.0.0.1:11000")
+  .addOption(new Option("--quiet", "no progress line").default(false))
+  .action(async (overrides: string[], options) => (await import("./eval_run.js")).evalRun(overrides, options));
+
+program.parseAsync(process.argv).catch((error: unknown) => fail(error));

@@ -1,0 +1,45 @@
+// Reading and writing JSONL. Input is read lazily line by line; every parse error names the file
+// and the 1-based line so a user can jump straight to it.
+import { createReadStream, existsSync } from "node:fs";
+import { createInterface } from "node:readline";
+
+export class JsonlError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    message: string,
+  ) {
+    super(`${file}:${line}: ${message}`);
+    this.name = "JsonlError";
+  }
+}
+
+export interface JsonlLine {
+  /** 1-based line number in the file. */
+  line: number;
+  /** The raw text of the line (trimmed of the newline). */
+  text: string;
+  value: Record<string, unknown>;
+}
+
+/** Yields each non-blank line parsed as a JSON object; throws JsonlError on the first bad line. */
+export async function* readJsonl(file: string): AsyncGenerator<JsonlLine> {
+  if (!existsSync(file)) throw new Error(`input file not found: ${file}`);
+  const lines = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
+  let line = 0;
+  for await (const raw of lines) {
+    line++;
+    const text = raw.trim();
+    if (!text) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new JsonlError(file, line, `not valid JSON (${(error as Error).message}): ${text.slice(0, 120)}`);
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw new JsonlError(file, line, `expected a JSON object per line, got ${Array.isArray(value) ? "an array" : typeof value}`);
+    }
+    yield { line, text, value: value as Record<string, unknown> };
+  }
+}

@@ -1,0 +1,13 @@
+// The files written beside `out.jsonl`, named as NeMo Gym names them.
+import { basename, dirname, extname, join } from "node:path";
+
+export function siblingPaths(outputPath: string) {
+  const ext = extname(outputPath);
+  const stem = join(dirname(outputPath), basename(outputPath, ext));
+  return {
+    output: outputPath,
+    materialized: `${stem}_materialized_inputs.jsonl`,
+    failures: `${stem}_failures.jsonl`,
+    metrics: `${stem}_aggregate_metrics.json`,
+  };
+}

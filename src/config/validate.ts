@@ -1,0 +1,131 @@
+// Validates the instances of a resolved config against the implementations that will run them:
+// the server type and implementation id must exist, refs must point at instances of the right type,
+// and each instance's fields (metadata keys aside) must pass the implementation's strict schema.
+// Every problem is collected and thrown together as one ConfigError.
+import type { z } from "zod";
+import type { ServerType } from "../protocol/index.js";
+import { METADATA_KEYS, type ServerImplementation } from "../orchestrate/implementation.js";
+import * as registry from "../orchestrate/registry.js";
+import { ProblemList } from "./errors.js";
+import { findInstances, fromSource, type InstanceShape } from "./instances.js";
+import { Provenance } from "./provenance.js";
+import { checkRefs } from "./refs.js";
+import { schemaKeysAt } from "./schema_keys.js";
+import { didYouMean, listNames } from "./suggest.js";
+import { formatPath, type Mapping } from "./tree.js";
+
+export interface ResolvedInstance {
+  name: string;
+  type: ServerType;
+  implementation: string;
+  /** Fields after the implementation's schema (defaults filled in), plus `host`/`port` when given. */
+  fields: Record<string, unknown>;
+  /** The source that defined the instance (a file path, env.yaml, or a command-line override). */
+  source: string;
+}
+
+/** The registry functions validation needs; tests inject small fakes. */
+export interface ImplementationRegistry {
+  loadImplementation(type: ServerType, id: string): Promise<ServerImplementation<any>>;
+  builtinIds(type: ServerType): string[];
+}
+
+export interface ValidateOptions {
+  registry?: ImplementationRegistry;
+  /** Where each key came from, for messages; without it, messages name no files. */
+  provenance?: Provenance;
+}
+
+const METADATA = new Set<string>(METADATA_KEYS);
+
+export async function validateConfig(config: Mapping, options: ValidateOptions = {}): Promise<ResolvedInstance[]> {
+  const reg = options.registry ?? registry;
+  const provenance = options.provenance ?? new Provenance();
+  const problems = new ProblemList();
+  const shapes = findInstances(config, provenance, problems);
+  checkRefs(shapes, provenance, problems);
+  const results = await Promise.all(shapes.map((shape) => validateInstance(shape, reg, provenance, problems)));
+  problems.throwIfAny();
+  return results.filter((r): r is ResolvedInstance => r !== undefined);
+}
+
+async function validateInstance(
+  shape: InstanceShape,
+  reg: ImplementationRegistry,
+  provenance: Provenance,
+  problems: ProblemList,
+): Promise<ResolvedInstance | undefined> {
+  const { name, type, implementation: id, rawFields } = shape;
+  const base = [name, type, id];
+  const from = (...path: PropertyKey[]) => fromSource(provenance, [...base, ...path.map(String)]);
+  const known = reg.builtinIds(type);
+  if (!known.includes(id)) {
+    problems.add(
+      `Instance \`${name}\`${from()} uses the ${type} implementation \`${id}\`, which does not exist.${didYouMean(id, known)} Available ${type}: ${listNames(known)}.`,
+    );
+    return undefined;
+  }
+  let impl: ServerImplementation<any>;
+  try {
+    impl = await reg.loadImplementation(type, id);
+  } catch (error) {
+    problems.add(`Instance \`${name}\`${from()}: could not load the ${type} implementation \`${id}\`: ${(error as Error).message}`);
+    return undefined;
+  }
+
+  const own: Mapping = {};
+  for (const [key, value] of Object.entries(rawFields)) if (!METADATA.has(key)) own[key] = value;
+  const parsed = impl.configSchema.safeParse(own);
+  const placement = checkPlacement(rawFields, name, from);
+  for (const problem of placement) problems.add(problem);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      for (const problem of describeIssue(issue, impl.configSchema, name, `${type}/${id}`, from)) problems.add(problem);
+    }
+    return undefined;
+  }
+  if (placement.length > 0) return undefined;
+
+  const fields: Record<string, unknown> = { ...(parsed.data as Record<string, unknown>) };
+  // host/port are metadata to the implementation but the orchestrator binds them.
+  if (rawFields.host !== undefined) fields.host = rawFields.host;
+  if (rawFields.port !== undefined) fields.port = rawFields.port;
+  return { name, type, implementation: id, fields, source: provenance.sourceOf([name]) ?? "unknown source" };
+}
+
+// host and port are metadata (stripped before the schema), so they are checked here.
+function checkPlacement(raw: Mapping, name: string, from: (...path: PropertyKey[]) => string): string[] {
+  const out: string[] = [];
+  const { host, port } = raw;
+  if (host !== undefined && (typeof host !== "string" || host === "")) {
+    out.push(`Instance \`${name}\` field \`host\`${from("host")} must be a host name or address, not ${JSON.stringify(host)}.`);
+  }
+  const portNumber = typeof port === "string" && /^\d+$/.test(port) ? Number(port) : port;
+  if (port !== undefined && !(Number.isInteger(portNumber) && (portNumber as number) >= 0 && (portNumber as number) <= 65535)) {
+    out.push(`Instance \`${name}\` field \`port\`${from("port")} must be a port number (0-65535, 0 picks a free one), not ${JSON.stringify(port)}.`);
+  }
+  return out;
+}
+
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  schema: z.ZodType,
+  name: string,
+  what: string,
+  from: (...path: PropertyKey[]) => string,
+): string[] {
+  const at = issue.path;
+  if (issue.code === "unrecognized_keys") {
+    const valid = schemaKeysAt(schema, at);
+    // At the top, metadata keys are accepted too, so they are fair suggestions.
+    const candidates = at.length === 0 ? [...valid, ...METADATA_KEYS] : valid;
+    return issue.keys.map((key) => {
+      const path = [...at, key];
+      return `Instance \`${name}\` (${what}) has an unrecognised field \`${formatPath(path.map(String))}\`${from(...path)}.${didYouMean(key, candidates)} Valid fields${at.length ? ` of \`${formatPath(at.map(String))}\`` : ""}: ${listNames(valid.sort())}.`;
+    });
+  }
+  const field = at.length ? `field \`${formatPath(at.map(String))}\`` : "fields";
+  const missing = issue.code === "invalid_type" && / received undefined$/.test(issue.message);
+  const reason = missing ? "is required but missing" : `is invalid: ${issue.message}`;
+  return [`Instance \`${name}\` (${what}) ${field}${from(...at)} ${reason}.`];
+}

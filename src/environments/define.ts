@@ -1,0 +1,118 @@
+// `defineEnvironment`: the one thing an environment author calls. It takes the environment's tools,
+// optional session seeding, `verify` and metrics, and returns a resources-server implementation whose
+// HTTP routes, validation and session handling speak NeMo Gym's protocol (ARCHITECTURE §2, §10).
+import { z } from "zod";
+import type { AggregateResult } from "../metrics/aggregate.js";
+import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { VerifyRequest } from "../protocol/index.js";
+import { buildEnvironmentServer } from "./server.js";
+import { functionToolOf, type FunctionToolSpec } from "./tool_schema.js";
+
+/** What every handler of an environment receives besides its input. */
+export interface EnvironmentContext<C, S> {
+  /** Instance name (the top-level config key), e.g. `example_multi_step`. */
+  name: string;
+  /** The instance's config fields, validated by `configSchema`. */
+  config: C;
+  /** This rollout's session id (from the session cookie the agent round-trips). */
+  sessionId: string;
+  /** Per-rollout state of this environment instance, keyed by session id. */
+  sessions: Map<string, S>;
+}
+
+export interface ToolDefinition<A extends z.ZodObject, C, S> {
+  /** Shown to the model in the tool's JSON schema. */
+  description: string;
+  /** Arguments. Missing required keys → 422; unknown keys are dropped, as NeMo Gym does. */
+  args: A;
+  /** Returns the tool result; it is sent to the agent as JSON. */
+  handler(args: z.output<A>, ctx: EnvironmentContext<C, S>): unknown;
+}
+
+/** `verify` returns the reward and any extra fields; both are merged into the echoed request. */
+export type VerifyResult = { reward: number } & Record<string, unknown>;
+
+/** The validated `/verify` body: the row (unknown fields kept), `response`, and the declared fields. */
+export type VerifyInput<F extends z.ZodRawShape> = VerifyRequest & z.output<z.ZodObject<F>>;
+
+/** The validated `/seed_session` body: the whole row, with the declared seed fields typed. */
+export type SeedInput<G extends z.ZodRawShape> = Record<string, unknown> & z.output<z.ZodObject<G>>;
+
+export interface MetricsContext<C> {
+  name: string;
+  config: C;
+  /** The default aggregation (mean/max/min/median/std of every numeric field), to extend or replace. */
+  defaults(verifyResponses: Array<Record<string, unknown>>): AggregateResult;
+}
+
+export interface EnvironmentDefinition<
+  C,
+  S,
+  F extends z.ZodRawShape,
+  G extends z.ZodRawShape,
+  T extends Record<string, z.ZodObject>,
+> {
+  /** Implementation id as written in config YAML (`resources_servers: {<id>: {...}}`). */
+  id: string;
+  description: string;
+  /** The instance's own config fields. Default: none (a strict empty object). */
+  configSchema?: z.ZodType<C>;
+  /** The shape of one session's state. Only types `ctx.sessions`; never checked at run time. */
+  state?: z.ZodType<S>;
+  /**
+   * Row fields `/verify` reads, as NeMo Gym's verify request model declares them: required ones
+   * are enforced there (422), defaults are filled in and echoed. Undeclared row fields are echoed too.
+   */
+  rowFields?: F;
+  /** Row fields `/seed_session` reads (NeMo Gym's seed request model); enforced only on that route. */
+  seedFields?: G;
+  tools?: { [K in keyof T]: ToolDefinition<T[K], C, S> };
+  /** Prepares this session's state from the row. Returns the reply body (default `{}`). */
+  seedSession?(row: SeedInput<G>, ctx: EnvironmentContext<C, S>): unknown;
+  /** Scores a finished rollout. */
+  verify(request: VerifyInput<F>, ctx: EnvironmentContext<C, S>): VerifyResult | Promise<VerifyResult>;
+  /** `GET /reverify_mode`: "stateless" when `/verify` needs no session (it can be re-run later). */
+  reverifyMode?: "stateless" | "unknown";
+  /** Replaces the default `/aggregate_metrics`; `ctx.defaults` gives the default result to build on. */
+  aggregateMetrics?(
+    verifyResponses: Array<Record<string, unknown>>,
+    ctx: MetricsContext<C>,
+  ): AggregateResult | Promise<AggregateResult>;
+}
+
+/** A resources-server implementation that also exposes its definition (for tooling and docs). */
+export interface EnvironmentImplementation<C> extends ServerImplementation<C> {
+  type: "resources_servers";
+  description: string;
+  /** The tools as Responses-API function tools, schemas derived from zod. */
+  toolSpecs(): FunctionToolSpec[];
+}
+
+/** Names that are routes of every resources server, so a tool cannot take them. */
+const RESERVED_ROUTES = new Set(["seed_session", "verify", "aggregate_metrics", "reverify_mode", "tools"]);
+/** OpenAI's constraint on function names; it also keeps the name a single URL path segment. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function defineEnvironment<
+  C = Record<string, never>,
+  S = unknown,
+  F extends z.ZodRawShape = Record<never, never>,
+  G extends z.ZodRawShape = Record<never, never>,
+  T extends Record<string, z.ZodObject> = Record<never, never>,
+>(definition: EnvironmentDefinition<C, S, F, G, T>): EnvironmentImplementation<C> {
+  for (const name of Object.keys(definition.tools ?? {})) {
+    if (!TOOL_NAME.test(name)) throw new Error(`environment ${definition.id}: tool name "${name}" must match ${TOOL_NAME}`);
+    if (RESERVED_ROUTES.has(name)) throw new Error(`environment ${definition.id}: tool name "${name}" is a reserved route`);
+  }
+  const configSchema = definition.configSchema ?? (z.strictObject({}) as unknown as z.ZodType<C>);
+  const toolSpecs = () =>
+    Object.entries(definition.tools ?? {}).map(([name, tool]) => functionToolOf(name, tool.description, tool.args));
+  return {
+    type: "resources_servers",
+    id: definition.id,
+    description: definition.description,
+    configSchema,
+    toolSpecs,
+    build: (context) => buildEnvironmentServer(definition, context),
+  };
+}

@@ -1,0 +1,101 @@
+// The HTTP face of an environment: NeMo Gym's resources-server routes (§0 of the examples spec),
+// built from an EnvironmentDefinition. Authors never touch this file.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { parseOr422 } from "../http/errors.js";
+import { createServer } from "../http/server.js";
+import { aggregateMetrics as defaultAggregate } from "../metrics/aggregate.js";
+import type { InstanceContext } from "../orchestrate/implementation.js";
+import { AggregateMetricsRequest, VerifyRequest } from "../protocol/index.js";
+import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput } from "./define.js";
+import { functionToolOf } from "./tool_schema.js";
+
+export async function buildEnvironmentServer<C, S>(
+  definition: EnvironmentDefinition<C, S, any, any, any>,
+  instance: InstanceContext<C>,
+): Promise<FastifyInstance> {
+  const app = createServer({ name: instance.name });
+  acceptEmptyJsonBodies(app);
+  // One store per instance: two instances of the same environment never share sessions.
+  const sessions = new Map<string, S>();
+  const contextOf = (request: FastifyRequest): EnvironmentContext<C, S> => ({
+    name: instance.name,
+    config: instance.config,
+    sessionId: request.sessionId,
+    sessions,
+  });
+
+  const seedSchema = z.looseObject(definition.seedFields ?? {});
+  app.post("/seed_session", async (request, reply) => {
+    const row = parseOr422(seedSchema, request.body ?? {}) as SeedInput<any>;
+    const result = definition.seedSession ? await definition.seedSession(row, contextOf(request)) : undefined;
+    return sendJson(reply, result ?? {});
+  });
+
+  const verifySchema = VerifyRequest.extend(definition.rowFields ?? {});
+  app.post("/verify", async (request, reply) => {
+    const verifyRequest = parseOr422(verifySchema, request.body) as VerifyInput<any>;
+    const result = await definition.verify(verifyRequest, contextOf(request));
+    if (typeof result?.reward !== "number" || !Number.isFinite(result.reward)) {
+      throw new Error(`${definition.id}.verify returned reward ${String(result?.reward)}; it must be a finite number`);
+    }
+    // The request echoed (unknown row fields included: Gymkit is a superset of NeMo Gym here),
+    // then the reward and extras; an extra may deliberately overwrite an echoed field.
+    return sendJson(reply, { ...verifyRequest, ...result });
+  });
+
+  app.post("/aggregate_metrics", async (request, reply) => {
+    const { verify_responses } = parseOr422(AggregateMetricsRequest, request.body);
+    const result = definition.aggregateMetrics
+      ? await definition.aggregateMetrics(verify_responses, {
+          name: instance.name,
+          config: instance.config,
+          defaults: defaultAggregate,
+        })
+      : defaultAggregate(verify_responses);
+    return sendJson(reply, result);
+  });
+
+  const reverifyMode = definition.reverifyMode ?? "unknown";
+  app.get("/reverify_mode", async (_request, reply) => sendJson(reply, reverifyMode));
+
+  const tools = Object.entries(definition.tools ?? {}) as Array<[string, ToolDefinition<z.ZodObject, C, S>]>;
+  const toolSpecs = tools.map(([name, tool]) => functionToolOf(name, tool.description, tool.args));
+  app.get("/tools", async (_request, reply) => sendJson(reply, toolSpecs));
+
+  for (const [name, tool] of tools) {
+    app.post(`/${name}`, async (request, reply) => {
+      // Tools without arguments are called with an empty body by some clients; treat it as `{}`.
+      const args = parseOr422(tool.args, request.body ?? {});
+      const result = await tool.handler(args, contextOf(request));
+      return sendJson(reply, result ?? null);
+    });
+  }
+
+  return app;
+}
+
+/**
+ * Always JSON, even for a bare string result (Fastify would send a string as text/plain), so the
+ * agent can hand the body to the model as is.
+ */
+function sendJson(reply: FastifyReply, value: unknown): FastifyReply {
+  return reply.type("application/json").send(JSON.stringify(value));
+}
+
+/**
+ * Fastify answers 400 to `content-type: application/json` with an empty body; NeMo Gym's tools
+ * without arguments accept one. The route's schema then decides (`/verify` still 422s on it).
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser("error", "ignore");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}

@@ -1,0 +1,71 @@
+// A small kit for testing an environment (or an agent) the way it runs: a real server on 127.0.0.1,
+// talked to over HTTP with a cookie jar per simulated rollout. Environment authors use it in the
+// test that ships beside their definition.
+import type { FastifyInstance } from "fastify";
+import { call, NO_RETRY } from "../http/client.js";
+import { CookieJar } from "../http/cookies.js";
+import { listen } from "../http/server.js";
+import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ServerRef } from "../protocol/index.js";
+
+export interface RunningInstance {
+  name: string;
+  url: string;
+  app: FastifyInstance;
+  /** POSTs JSON (GET when `body` is undefined); returns the status and the parsed body (text if not JSON). */
+  request(path: string, body?: unknown, cookies?: CookieJar): Promise<{ status: number; body: any; text: string }>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Instance name; defaults to the implementation id. */
+  name?: string;
+  /** Raw config fields, validated by the implementation's schema (so defaults apply). */
+  config?: Record<string, unknown>;
+  /** Base URLs of the other instances this one refers to, by instance name. */
+  servers?: Record<string, string>;
+}
+
+export async function startInstance<C>(implementation: ServerImplementation<C>, options: StartOptions = {}): Promise<RunningInstance> {
+  const name = options.name ?? implementation.id;
+  const config = implementation.configSchema.parse(options.config ?? {});
+  const urlOf = (ref: ServerRef | string) => {
+    const target = typeof ref === "string" ? ref : ref.name;
+    const url = options.servers?.[target];
+    if (!url) throw new Error(`${name} refers to "${target}", which this test did not start`);
+    return url;
+  };
+  const app = await implementation.build({ name, config, urlOf });
+  const url = await listen(app);
+  return {
+    name,
+    url,
+    app,
+    async request(path, body, cookies) {
+      const result = await call(`${url}${path}`, { body, cookies, retry: NO_RETRY, method: body === undefined ? "GET" : "POST" });
+      let parsed: unknown = result.text;
+      try {
+        parsed = JSON.parse(result.text);
+      } catch {
+        // Not JSON: keep the text.
+      }
+      return { status: result.status, body: parsed, text: result.text };
+    },
+    close: () => app.close(),
+  };
+}
+
+/** A minimal Responses object around `output`, as `/verify` requires one. */
+export function responseWith(output: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: "resp_test", object: "response", created_at: 0, model: "test-model", output, status: "completed", ...extra };
+}
+
+/** A `function_call` output item. Arguments given as an object are JSON-encoded. */
+export function functionCall(name: string, args: string | Record<string, unknown>, callId = `call_${name}`): Record<string, unknown> {
+  return { type: "function_call", name, arguments: typeof args === "string" ? args : JSON.stringify(args), call_id: callId };
+}
+
+/** An assistant `message` output item. */
+export function assistantMessage(text: string): Record<string, unknown> {
+  return { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] };
+}

@@ -1,0 +1,88 @@
+// Calls to the engine behind a model server: one or more base URLs, bearer auth, bounded retries
+// with backoff for transient failures (in src/http/client.ts), failover to the next base URL when
+// one cannot be reached, and errors that name the engine URL and what it said.
+import { call, describeError, joinUrl, truncate, type RetryPolicy } from "../http/client.js";
+import { HttpError } from "../http/errors.js";
+import type { RolloutRef } from "./rollout_header.js";
+
+export interface EngineOptions {
+  /** Base URLs including `/v1`; with several, each rollout sticks to one and fails over to the next. */
+  baseUrls: string[];
+  apiKey?: string | null;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  /** Implementation id, for error messages. */
+  label: string;
+}
+
+export type EngineReply =
+  | { ok: true; baseUrl: string; url: string; status: number; json: unknown }
+  | { ok: false; baseUrl: string; url: string; status: number; text: string };
+
+export class Engine {
+  private roundRobin = 0;
+
+  constructor(readonly options: EngineOptions) {
+    if (options.baseUrls.length === 0) throw new Error(`${options.label}: at least one base URL is required`);
+  }
+
+  /** Base URLs in the order to try them: the rollout's sticky one first (prefix caches stay warm). */
+  order(rollout: RolloutRef | null): string[] {
+    const urls = this.options.baseUrls;
+    const start = rollout ? (rollout.task_index * 7919 + rollout.rollout_index) % urls.length : this.roundRobin++ % urls.length;
+    return [...urls.slice(start), ...urls.slice(0, start)];
+  }
+
+  /** POSTs JSON to `path` under a base URL. A non-2xx reply is returned, not thrown: callers classify it. */
+  async post(path: string, body: unknown, rollout: RolloutRef | null, signal?: AbortSignal): Promise<EngineReply> {
+    return this.postTo(this.order(rollout), path, body, signal);
+  }
+
+  /** Like `post`, against one known base URL (e.g. a follow-up call to the engine that just answered). */
+  async postTo(baseUrls: string[], path: string, body: unknown, signal?: AbortSignal): Promise<EngineReply> {
+    const failures: string[] = [];
+    for (const baseUrl of baseUrls) {
+      const url = joinUrl(baseUrl, path);
+      try {
+        const result = await call(url, {
+          method: "POST",
+          body,
+          headers: this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {},
+          timeoutMs: this.options.timeoutMs,
+          retry: this.options.retry,
+          ...(signal ? { signal } : {}),
+        });
+        if (result.status < 200 || result.status >= 300) return { ok: false, baseUrl, url, status: result.status, text: result.text };
+        try {
+          return { ok: true, baseUrl, url, status: result.status, json: JSON.parse(result.text) };
+        } catch {
+          throw new HttpError(502, `${this.options.label}: engine ${url} answered ${result.status} with a body that is not JSON: ${truncate(result.text, 300)}`);
+        }
+      } catch (error) {
+        if (error instanceof HttpError || signal?.aborted) throw error;
+        failures.push(describeError(error));
+      }
+    }
+    throw new HttpError(
+      502,
+      `${this.options.label}: could not get an answer from the engine after ${this.options.retry.attempts} attempt(s) per URL: ${failures.join("; ")}`,
+    );
+  }
+}
+
+/** The engine's own error message, from OpenAI (`error.message`), vLLM (`message`) or FastAPI (`detail`) bodies. */
+export function engineMessage(text: string): string {
+  try {
+    const body = JSON.parse(text) as Record<string, any>;
+    const message = body?.error?.message ?? body?.message ?? body?.detail;
+    if (message !== undefined) return truncate(typeof message === "string" ? message : JSON.stringify(message), 1000);
+  } catch {
+    // Not JSON: show the raw text.
+  }
+  return truncate(text, 1000);
+}
+
+/** A failed engine reply as the 502 the model server answers with. */
+export function engineError(label: string, reply: { url: string; status: number; text: string }): HttpError {
+  return new HttpError(502, `${label}: engine POST ${reply.url} answered ${reply.status}: ${engineMessage(reply.text)}`);
+}

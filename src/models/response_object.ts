@@ -1,0 +1,59 @@
+// Building Responses objects the way OpenAI returns them: every field a strict client (the
+// openai SDKs, NeMo Gym's pydantic `NeMoGymResponse`) requires is present, echoed from the request.
+import { randomUUID } from "node:crypto";
+import { emptyUsage, type OutputItem, type ResponseObject, type ResponsesCreateParams, type Usage } from "../protocol/index.js";
+
+/** OpenAI-style ids: a kind prefix and 32 hex chars (`resp_…`, `msg_…`, `fc_…`, `rs_…`). */
+export function newId(prefix: string): string {
+  return `${prefix}_${randomUUID().replaceAll("-", "")}`;
+}
+
+export interface ResponseFields {
+  model: string;
+  output: OutputItem[];
+  incomplete?: boolean;
+  usage: Usage;
+  createdAt?: number;
+}
+
+export function buildResponse(params: ResponsesCreateParams, fields: ResponseFields): ResponseObject {
+  return {
+    id: newId("resp"),
+    object: "response",
+    created_at: fields.createdAt ?? Math.floor(Date.now() / 1000),
+    model: fields.model,
+    output: fields.output,
+    status: fields.incomplete ? "incomplete" : "completed",
+    incomplete_details: fields.incomplete ? { reason: "max_output_tokens" } : null,
+    error: null,
+    instructions: params.instructions ?? null,
+    max_output_tokens: params.max_output_tokens ?? null,
+    metadata: params.metadata ?? null,
+    parallel_tool_calls: params.parallel_tool_calls ?? true,
+    temperature: params.temperature ?? null,
+    tool_choice: params.tool_choice ?? "auto",
+    tools: params.tools ?? [],
+    top_p: params.top_p ?? null,
+    usage: fields.usage,
+  };
+}
+
+/**
+ * What NeMo Gym answers when the prompt no longer fits the engine's context: not an error but an
+ * empty, incomplete response, so the agent ends the rollout cleanly and it is still scored.
+ */
+export function emptyIncompleteResponse(params: ResponsesCreateParams, model: string): ResponseObject {
+  return buildResponse(params, { model, output: [], incomplete: true, usage: emptyUsage() });
+}
+
+/** The Chat Completions counterpart, for the `/v1/chat/completions` passthrough. */
+export function emptyLengthChatCompletion(model: string): Record<string, unknown> {
+  return {
+    id: newId("chatcmpl"),
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content: null }, finish_reason: "length", logprobs: null }],
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+  };
+}

@@ -1,0 +1,80 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readJsonl, JsonlError, type JsonlLine } from "../src/collect/jsonl.js";
+import { Materializer } from "../src/collect/materialize.js";
+
+const row = (text: string, extra: Record<string, unknown> = {}) => ({ responses_create_params: { input: text }, ...extra });
+
+function lines(...values: Array<Record<string, unknown>>): JsonlLine[] {
+  return values.map((value, i) => ({ line: i + 1, text: JSON.stringify(value), value }));
+}
+
+function materializer(repeats = 2, knownAgents = ["a", "b"], defaultAgent: string | null = "a") {
+  return new Materializer({ file: "in.jsonl", numRepeats: (name) => (name === "b" ? 1 : repeats), defaultAgent: defaultAgent ?? undefined, knownAgents: new Set(knownAgents) });
+}
+
+describe("Materializer", () => {
+  it("expands repeats consecutively; identical lines share a task and keep counting rollouts", () => {
+    const m = materializer(2);
+    const out = lines(row("x"), row("y"), row("x")).flatMap((l) => m.expand(l));
+    expect(out.map((r) => [r._ng_task_index, r._ng_rollout_index])).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+      [1, 1],
+      [0, 2],
+      [0, 3],
+    ]);
+  });
+
+  it("honours an existing _ng_task_index and per-agent repeats", () => {
+    const m = materializer(3);
+    const out = lines(row("x", { _ng_task_index: 7, agent_ref: { type: "responses_api_agents", name: "b" } })).flatMap((l) => m.expand(l));
+    expect(out).toHaveLength(1);
+    expect(out[0]!._ng_task_index).toBe(7);
+    expect(out[0]!.agent_ref.name).toBe("b");
+  });
+
+  it("applies sampling overrides and keeps unknown row fields", () => {
+    const m = new Materializer({ file: "f", numRepeats: () => 1, defaultAgent: "a", knownAgents: new Set(["a"]), paramOverrides: { temperature: 0.5 } });
+    const [out] = m.expand(lines(row("x", { expected_answer: "42" }))[0]!);
+    expect(out!.responses_create_params).toEqual({ input: "x", temperature: 0.5 });
+    expect(out!.expected_answer).toBe("42");
+  });
+
+  it("names the file and line of a row without an agent, an unknown agent, or a bad create param", () => {
+    const noDefault = materializer(1, ["a"], null);
+    expect(() => noDefault.expand({ line: 3, text: "{}", value: row("x") })).toThrow(/in\.jsonl:3: row has no agent_ref/);
+    expect(() => materializer().expand({ line: 4, text: "{}", value: row("x", { agent_ref: { name: "ghost" } }) })).toThrow(/in\.jsonl:4: unknown agent "ghost"; agents in this config: a, b/);
+    expect(() => materializer().expand({ line: 5, text: "{}", value: { responses_create_params: { input: "x", max_tokens: 5 } } })).toThrow(/in\.jsonl:5: invalid row: .*max_tokens/);
+  });
+});
+
+describe("readJsonl", () => {
+  it("names the file and line of malformed JSON and skips blank lines", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gym-jsonl-"));
+    const file = join(dir, "bad.jsonl");
+    writeFileSync(file, `${JSON.stringify(row("a"))}\n\n{"responses_create_params": \n`);
+    const seen: number[] = [];
+    let caught: unknown;
+    try {
+      for await (const l of readJsonl(file)) seen.push(l.line);
+    } catch (error) {
+      caught = error;
+    }
+    expect(seen).toEqual([1]);
+    expect(caught).toBeInstanceOf(JsonlError);
+    expect((caught as Error).message).toContain(`${file}:3: not valid JSON`);
+  });
+
+  it("rejects a line that is not an object", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gym-jsonl-"));
+    const file = join(dir, "arr.jsonl");
+    writeFileSync(file, "[1,2]\n");
+    await expect(async () => {
+      for await (const _ of readJsonl(file)) void _;
+    }).rejects.toThrow(/arr\.jsonl:1: expected a JSON object per line, got an array/);
+  });
+});

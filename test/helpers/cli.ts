@@ -1,0 +1,59 @@
+// Runs the built `gym` binary (dist/cli/main.js) the way a user would, capturing its output.
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+
+export const REPO_ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..");
+export const GYM = join(REPO_ROOT, "dist", "cli", "main.js");
+export const SHARED_EXAMPLES = join(REPO_ROOT, "..", "shared", "nemo-gym-examples");
+
+export interface GymResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function startGym(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
+  return spawn(process.execPath, [GYM, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+export function runGym(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<GymResult> {
+  const child = startGym(args, options);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+  return new Promise((resolve) => {
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Waits until `predicate(output so far)` holds on the child's stdout, or fails after `timeoutMs`. */
+export function waitForOutput(child: ChildProcess, predicate: (text: string) => boolean, timeoutMs = 30_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    let errText = "";
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for output; stdout: ${text}\nstderr: ${errText}`)), timeoutMs);
+    child.stderr?.on("data", (d: Buffer) => (errText += d.toString()));
+    child.stdout!.on("data", (d: Buffer) => {
+      text += d.toString();
+      if (predicate(text)) {
+        clearTimeout(timer);
+        resolve(text);
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gym exited (${code}) before the expected output; stdout: ${text}\nstderr: ${errText}`));
+    });
+  });
+}
