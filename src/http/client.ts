@@ -117,14 +117,12 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      const timedOut = timeout.aborted;
-      lastError = new CallError(
-        timedOut
-          ? `${url} did not answer within ${Math.round(timeoutMs / 1000)} s`
-          : `could not reach ${url}: ${describeError(error)}`,
-        url,
-        timedOut ? "timeout" : "connection",
-      );
+      if (timeout.aborted) {
+        // Not retried: the server may still be working on it, and a blind replay of a slow POST
+        // multiplies the worst case by the attempt count. The caller's deadline decides.
+        throw new CallError(`${url} did not answer within ${Math.round(timeoutMs / 1000)} s`, url, "timeout");
+      }
+      lastError = new CallError(`could not reach ${url}: ${describeError(error)}`, url, "connection");
       continue;
     }
     let text: string;

@@ -29,12 +29,16 @@ export class RequestValidationError extends HttpError {
 
 /** Turns zod issues into FastAPI-style details, rooted at `loc` (e.g. ["body"]). */
 export function zodDetails(error: z.ZodError, root: Array<string | number> = ["body"]): ValidationDetail[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap((issue): ValidationDetail[] => {
     const loc = [...root, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
     if (issue.code === "unrecognized_keys") {
-      return { type: "extra_forbidden", loc, msg: `Extra inputs are not permitted: ${issue.keys.join(", ")}` };
+      // One entry per key with the key in `loc`, as FastAPI/pydantic report it.
+      return issue.keys.map((key) => ({ type: "extra_forbidden", loc: [...loc, key], msg: "Extra inputs are not permitted" }));
     }
-    return { type: issue.code, loc, msg: issue.message };
+    if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) {
+      return [{ type: "missing", loc, msg: "Field required" }];
+    }
+    return [{ type: issue.code, loc, msg: issue.message }];
   });
 }
 
