@@ -2,6 +2,9 @@
 // print the key metrics, stop, and exit with a code that says whether every rollout came back.
 import { resolve as resolvePath } from "node:path";
 import { collect, type CollectSummary, type Progress } from "../collect/collect.js";
+import { formatPairs } from "../collect/accounting.js";
+import type { FailureLimit } from "../collect/engine.js";
+import { parseRepeatsSpec, parseShard } from "../collect/plan.js";
 import { closeDispatcher } from "../http/client.js";
 import { fetchInstances } from "../orchestrate/status.js";
 import { startServers, type RunningServers } from "../orchestrate/start.js";
@@ -16,12 +19,16 @@ interface EvalRunOptions extends CliConfigOptions {
   agent?: string;
   concurrency?: string;
   numRepeats?: string;
+  numRepeatsAddSeed?: boolean;
   limit?: string;
   temperature?: string;
   topP?: string;
   maxOutputTokens?: string;
   maxFailures?: string;
+  maxAttempts?: string;
   rolloutTimeout?: string;
+  resume?: boolean;
+  shard?: string;
   modelReadyTimeout: string;
   serve: boolean;
   headUrl: string;
@@ -42,6 +49,21 @@ function nonNegativeNumber(name: string, value: unknown): number | undefined {
   return n;
 }
 
+/** `--max-failures N` or `N%`. */
+export function parseFailureLimit(value: unknown): FailureLimit {
+  if (value === undefined || value === null || value === "") return { count: 0 };
+  const text = String(value).trim();
+  const percent = /^(\d+(?:\.\d+)?)%$/.exec(text);
+  if (percent) return { percent: Number(percent[1]) };
+  const count = Number(text);
+  if (!Number.isInteger(count) || count < 0) throw new UsageError(`--max-failures must be a count (e.g. 10) or a percentage (e.g. 2%), got ${text}`);
+  return { count };
+}
+
+function notice(message: string): void {
+  process.stderr.write(`gym: ${message}\n`);
+}
+
 export async function evalRun(overrides: string[], options: EvalRunOptions): Promise<void> {
   const resolved = await resolveCliConfig(overrides, options);
   const settings = resolved.config;
@@ -51,11 +73,14 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   if (!input) throw new UsageError("no input file: pass --input FILE (or set input_jsonl_fpath in the config)");
   if (!output) throw new UsageError("no output file: pass --output FILE (or set output_jsonl_fpath in the config)");
   const concurrency = positiveInt("--concurrency", options.concurrency ?? settings.num_samples_in_parallel ?? settings.concurrency) ?? 16;
-  const numRepeats = positiveInt("--num-repeats", options.numRepeats ?? settings.num_repeats) ?? 1;
+  const repeats = parseRepeatsSpec(options.numRepeats ?? settings.num_repeats);
   const limit = positiveInt("--limit", options.limit ?? settings.limit);
-  const maxFailures = nonNegativeNumber("--max-failures", options.maxFailures ?? settings.max_failures) ?? 0;
-  const rolloutTimeoutS = nonNegativeNumber("--rollout-timeout", options.rolloutTimeout ?? settings.rollout_timeout) ?? 600;
+  const maxFailures = parseFailureLimit(options.maxFailures ?? settings.max_failures);
+  const maxAttempts = positiveInt("--max-attempts", options.maxAttempts ?? settings.max_attempts) ?? 3;
+  const rolloutTimeoutS = nonNegativeNumber("--rollout-timeout", options.rolloutTimeout ?? settings.rollout_timeout);
   const readyTimeoutS = nonNegativeNumber("--model-ready-timeout", options.modelReadyTimeout) ?? 30;
+  const shard = parseShard(options.shard ?? (settings.shard as string | undefined));
+  const addSeed = Boolean(options.numRepeatsAddSeed ?? settings.num_repeats_add_seed);
 
   const paramOverrides: Record<string, unknown> = { ...((settings.responses_create_params as Record<string, unknown> | undefined) ?? {}) };
   const temperature = nonNegativeNumber("--temperature", options.temperature);
@@ -75,7 +100,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
     await closeDispatcher();
   };
   const onSignal = (signal: NodeJS.Signals) => {
-    process.stderr.write(`\ngym: ${signal}: stopping servers; the rollouts written so far are kept in ${output}\n`);
+    notice(`${signal}: stopping servers; the rollouts written so far are kept in ${output}; continue with --resume`);
     void stopAll().finally(() => process.exit(130));
   };
   process.once("SIGINT", onSignal);
@@ -100,11 +125,17 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       agentUrls,
       concurrency,
       limit,
-      numRepeats: () => numRepeats,
+      repeats,
       defaultAgent,
       paramOverrides,
-      rolloutTimeoutMs: rolloutTimeoutS * 1000,
+      addSeed,
+      shard,
+      rolloutTimeoutMs: rolloutTimeoutS ? rolloutTimeoutS * 1000 : undefined,
+      maxFailures,
+      maxAttempts,
+      resume: options.resume,
       onProgress: (p: Progress) => printer.update(p),
+      onNotice: notice,
     });
     printer.finish();
   } finally {
@@ -112,36 +143,42 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
     process.off("SIGTERM", onSignal);
     await stopAll();
   }
-  process.exitCode = report(summary, maxFailures);
+  process.exitCode = reportCollection(summary, maxFailures);
 }
 
 /** Prints the outcome and key metrics; returns the exit code. */
-function report(summary: CollectSummary, maxFailures: number): number {
+export function reportCollection(summary: CollectSummary, maxFailures: FailureLimit): number {
   const out = process.stdout;
+  const { accounting } = summary;
   for (const entry of summary.metrics) {
     out.write(`\n${entry.agent_ref.name}\n`);
     for (const [key, value] of Object.entries(entry.key_metrics)) out.write(`  ${key.padEnd(32)} ${formatNumber(value)}\n`);
   }
+  const classes = Object.entries(accounting.failureClasses).map(([k, v]) => `${k}: ${v}`).join(", ");
   out.write(
-    `\n${summary.succeeded}/${summary.requested} rollouts succeeded, ${summary.failed} failed, in ${(summary.elapsedMs / 1000).toFixed(1)} s\n` +
+    `\n${accounting.succeeded}/${accounting.requested} rollouts succeeded, ${accounting.failed} failed${classes ? ` (${classes})` : ""}, in ${(summary.elapsedMs / 1000).toFixed(1)} s\n` +
       `rollouts: ${summary.paths.output}\nmetrics:  ${summary.paths.metrics}\n`,
   );
-  if (summary.failed > 0) out.write(`failures: ${summary.paths.failures}\n`);
-  const accounted = summary.succeeded + summary.failed;
-  if (accounted < summary.requested || summary.missing.length > 0) {
-    const pairs = summary.missing.slice(0, 20).map(([t, r]) => `(${t}, ${r})`).join(", ");
-    process.stderr.write(
-      `gym: error: ${summary.requested - accounted} of ${summary.requested} requested rollouts are missing` +
-        (pairs ? `: (task, rollout) ${pairs}${summary.missing.length > 20 ? ` and ${summary.missing.length - 20} more` : ""}` : "") +
-        "\n",
-    );
-    return EXIT.missing;
+  if (accounting.failed > 0) out.write(`failures: ${summary.paths.failures}\n`);
+  let code: number = EXIT.ok;
+  if (accounting.missing.count > 0 || accounting.duplicated.count > 0) {
+    if (accounting.missing.count > 0) {
+      process.stderr.write(`gym: error: ${accounting.missing.count} of ${accounting.requested} requested rollouts are missing: (task, rollout) ${formatPairs(accounting.missing)}; run again with --resume to finish them\n`);
+    }
+    if (accounting.duplicated.count > 0) {
+      process.stderr.write(`gym: error: ${accounting.duplicated.count} (task, rollout) pairs have more than one result line: ${formatPairs(accounting.duplicated)}\n`);
+    }
+    code = EXIT.missing;
   }
-  if (summary.failed > maxFailures) {
-    process.stderr.write(`gym: error: ${summary.failed} rollouts failed (allowed: ${maxFailures}); see ${summary.paths.failures}\n`);
-    return EXIT.tooManyFailures;
+  const overLimit =
+    (maxFailures.count !== undefined && accounting.failed > maxFailures.count) ||
+    (maxFailures.percent !== undefined && accounting.requested > 0 && (accounting.failed / accounting.requested) * 100 > maxFailures.percent);
+  if (overLimit || summary.stoppedEarly) {
+    const allowed = maxFailures.percent !== undefined ? `${maxFailures.percent}%` : String(maxFailures.count ?? 0);
+    process.stderr.write(`gym: error: ${accounting.failed} rollouts failed (allowed: ${allowed})${summary.stoppedEarly ? "; stopped early" : ""}; see ${summary.paths.failures}\n`);
+    if (code === EXIT.ok) code = EXIT.tooManyFailures;
   }
-  return EXIT.ok;
+  return code;
 }
 
 function formatNumber(value: unknown): string {

@@ -1,13 +1,17 @@
-// The rollout engine: stream the input, expand repeats, drive agents with bounded concurrency, write
-// each result the moment it finishes (one synchronous write per line, so a kill loses nothing that
-// was reported done), account for every requested rollout, and compute metrics in a streaming pass.
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
+// `gym eval run`'s engine room: plan → (resume: read what is done) → run the rest → account for every
+// requested pair from the files on disk → metrics. Each step is its own module; this one wires them.
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { AgentMetricsAccumulator, type AggregateResult } from "../metrics/aggregate.js";
-import { call, CallError, describeError, joinUrl, truncate, type RetryPolicy } from "../http/client.js";
-import { readJsonl, JsonlError } from "./jsonl.js";
-import { Materializer, type MaterializedRow } from "./materialize.js";
+import { call, CallError, joinUrl, truncate, type RetryPolicy } from "../http/client.js";
+import { accountFor, type Accounting } from "./accounting.js";
+import { runEngine, type FailureLimit, type Progress, type WorkItem } from "./engine.js";
+import { readLedger, repairTornLine, type Ledger } from "./ledger.js";
+import { pairKey } from "./lines.js";
+import { planRows, writePlan, type RepeatsSpec, type Shard } from "./plan.js";
 import { siblingPaths } from "./paths.js";
+import { computeRunMetrics, type AgentMetricsEntry } from "./run_metrics.js";
+
+export type { Progress } from "./engine.js";
 
 export interface CollectOptions {
   inputPath: string;
@@ -17,203 +21,138 @@ export interface CollectOptions {
   concurrency: number;
   /** Only the first `limit` input rows. */
   limit?: number;
-  numRepeats: (agentName: string) => number;
+  repeats: RepeatsSpec;
   defaultAgent?: string;
   paramOverrides?: Record<string, unknown>;
-  /** Deadline of one `/run` call (one whole rollout). */
+  addSeed?: boolean;
+  shard?: Shard;
+  /** Deadline of one whole rollout; undefined = none (each call the agent makes has its own). */
   rolloutTimeoutMs?: number;
   retry?: RetryPolicy;
+  maxFailures?: FailureLimit;
+  /** Attempts per pair across resumes before a failure is final. */
+  maxAttempts?: number;
+  resume?: boolean;
   onProgress?: (progress: Progress) => void;
-}
-
-export interface Progress {
-  done: number;
-  total: number;
-  failed: number;
-  elapsedMs: number;
-  meanReward: Record<string, number>;
-}
-
-export interface FailureRecord {
-  _ng_task_index: number;
-  _ng_rollout_index: number;
-  agent_ref: { type: string; name: string };
-  _ng_failure_class: string;
-  _ng_failure_error: string;
+  onNotice?: (message: string) => void;
 }
 
 export interface CollectSummary {
-  requested: number;
-  succeeded: number;
-  failed: number;
-  /** `(task, rollout)` pairs that ended with neither a success nor a recorded failure. */
-  missing: Array<[number, number]>;
-  metrics: Array<{ agent_ref: { type: string; name: string } } & AggregateResult>;
+  accounting: Accounting;
+  /** Rollouts run by this invocation. */
+  ran: { succeeded: number; failed: number };
+  stoppedEarly: boolean;
+  metrics: AgentMetricsEntry[];
   paths: ReturnType<typeof siblingPaths>;
   elapsedMs: number;
 }
 
-/** A problem with the input found before any rollout ran; lists every offending row. */
-export class InputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InputError";
-  }
-}
+/** A `/run` with no rollout deadline still gets a (very) long stop so a wedged agent cannot hang a run forever. */
+const NO_DEADLINE_CALL_TIMEOUT_MS = 24 * 3600 * 1000;
 
-/** First pass: validate every row (JSON, schema, agent) without keeping any; count the rollouts. */
-async function validateInput(options: CollectOptions): Promise<number> {
-  const materializer = newMaterializer(options);
-  const agentProblems: string[] = [];
-  let total = 0;
-  let rows = 0;
-  for await (const line of readJsonl(options.inputPath)) {
-    if (options.limit !== undefined && rows >= options.limit) break;
-    rows++;
-    try {
-      total += materializer.expand(line).length;
-    } catch (error) {
-      if (error instanceof JsonlError && /agent/.test(error.message)) {
-        agentProblems.push(error.message);
+/** Streams the plan, skipping pairs with a final outcome, and numbering re-attempts. */
+async function* pendingWork(planPath: string, ledger: Ledger | undefined, maxAttempts: number, skipped: { count: number }): AsyncGenerator<WorkItem> {
+  for await (const row of planRows(planPath)) {
+    const key = pairKey(row._ng_task_index, row._ng_rollout_index);
+    let attempt = 0;
+    if (ledger) {
+      if (ledger.successes.count(key) > 0) {
+        skipped.count++;
         continue;
       }
-      throw error;
+      const failure = ledger.failures.get(key);
+      if (failure) {
+        if (failure.terminal || failure.attempt + 1 >= maxAttempts) {
+          skipped.count++;
+          continue;
+        }
+        attempt = failure.attempt + 1;
+      }
     }
+    yield { task: row._ng_task_index, rollout: row._ng_rollout_index, agent: row.agent_ref.name, attempt, row };
   }
-  if (agentProblems.length > 0) {
-    const shown = agentProblems.slice(0, 20).join("\n  ");
-    const more = agentProblems.length > 20 ? `\n  … and ${agentProblems.length - 20} more rows` : "";
-    throw new InputError(`${agentProblems.length} input row(s) cannot be routed to an agent:\n  ${shown}${more}`);
-  }
-  return total;
 }
 
-function newMaterializer(options: CollectOptions): Materializer {
-  return new Materializer({
-    file: options.inputPath,
-    numRepeats: options.numRepeats,
-    defaultAgent: options.defaultAgent,
-    paramOverrides: options.paramOverrides,
-    knownAgents: new Set(options.agentUrls.keys()),
-  });
-}
-
-async function* materializedRows(options: CollectOptions, materializedFd: number): AsyncGenerator<MaterializedRow> {
-  const materializer = newMaterializer(options);
-  let rows = 0;
-  for await (const line of readJsonl(options.inputPath)) {
-    if (options.limit !== undefined && rows >= options.limit) return;
-    rows++;
-    for (const row of materializer.expand(line)) {
-      writeSync(materializedFd, `${JSON.stringify(row)}\n`);
-      yield row;
+export function agentRunner(agentUrls: ReadonlyMap<string, string>, options: { retry?: RetryPolicy; callTimeoutMs?: number }) {
+  return async (item: WorkItem, signal: AbortSignal): Promise<Record<string, unknown>> => {
+    const base = agentUrls.get(item.agent);
+    if (!base) throw new CallError(`no running agent named "${item.agent}"`, item.agent, "status", 404);
+    const url = joinUrl(base, "/run");
+    const result = await call(url, { body: item.row, signal, timeoutMs: options.callTimeoutMs ?? NO_DEADLINE_CALL_TIMEOUT_MS, retry: options.retry });
+    if (result.status < 200 || result.status >= 300) {
+      throw new CallError(`agent ${item.agent} answered ${result.status}: ${truncate(result.text, 2000)}`, url, "status", result.status, result.text);
     }
-  }
-}
-
-/** Classifies a failed `/run` so failures can be counted by cause. */
-export function classifyFailure(error: unknown): { failureClass: string; message: string } {
-  if (error instanceof CallError) {
-    if (error.kind === "timeout") return { failureClass: "timeout", message: error.message };
-    if (error.kind === "connection") return { failureClass: "agent_error", message: error.message };
-    const body = error.responseText ?? "";
-    const failureClass = /"(?:_ng_)?failure_class"\s*:\s*"([a-z_]+)"/.exec(body)?.[1] ?? (/model/i.test(body) ? "model_error" : "env_error");
-    return { failureClass, message: error.message };
-  }
-  return { failureClass: "agent_error", message: describeError(error) };
+    return JSON.parse(result.text) as Record<string, unknown>;
+  };
 }
 
 export async function collect(options: CollectOptions): Promise<CollectSummary> {
   const started = Date.now();
-  const total = await validateInput(options);
   const paths = siblingPaths(options.outputPath);
   mkdirSync(dirname(paths.output), { recursive: true });
-  const outFd = openSync(paths.output, "w");
-  const materializedFd = openSync(paths.materialized, "w");
-  let failuresFd: number | undefined;
+  const maxAttempts = options.maxAttempts ?? 3;
 
-  const perAgent = new Map<string, AgentMetricsAccumulator>();
-  const rewardSums = new Map<string, { sum: number; n: number }>();
-  // Done-tracking: one bit per (task, rollout) would need a dense index; a set of packed keys is
-  // compact enough here and exact. Keys are removed as outcomes arrive, so it holds what is in flight
-  // or not yet seen.
-  const outstanding = new Set<string>();
-  let succeeded = 0;
-  let failed = 0;
-  let done = 0;
-
-  const progress = () =>
-    options.onProgress?.({
-      done,
-      total,
-      failed,
-      elapsedMs: Date.now() - started,
-      meanReward: Object.fromEntries([...rewardSums].map(([k, v]) => [k, v.n ? v.sum / v.n : 0])),
+  let ledger: Ledger | undefined;
+  let total: number;
+  if (options.resume && existsSync(paths.materialized)) {
+    for (const file of [paths.output, paths.failures]) {
+      const cut = repairTornLine(file);
+      if (cut > 0) options.onNotice?.(`repaired ${file}: removed a torn last line of ${cut} bytes (that rollout will run again)`);
+    }
+    ledger = await readLedger(paths.output, paths.failures);
+    total = 0;
+    for await (const _ of planRows(paths.materialized)) total++;
+  } else {
+    if (options.resume) options.onNotice?.(`nothing to resume at ${paths.materialized}; starting a new run`);
+    for (const file of [paths.output, paths.failures, paths.metrics, paths.done]) rmSync(file, { force: true });
+    const plan = await writePlan({
+      inputPath: options.inputPath,
+      planPath: paths.materialized,
+      knownAgents: new Set(options.agentUrls.keys()),
+      defaultAgent: options.defaultAgent,
+      repeats: options.repeats,
+      limit: options.limit,
+      paramOverrides: options.paramOverrides,
+      addSeed: options.addSeed,
+      shard: options.shard,
     });
-
-  const recordFailure = (row: MaterializedRow, error: unknown) => {
-    const { failureClass, message } = classifyFailure(error);
-    const failure: FailureRecord = {
-      _ng_task_index: row._ng_task_index,
-      _ng_rollout_index: row._ng_rollout_index,
-      agent_ref: row.agent_ref,
-      _ng_failure_class: failureClass,
-      _ng_failure_error: truncate(message, 4000),
-    };
-    failuresFd ??= openSync(paths.failures, "w");
-    writeSync(failuresFd, `${JSON.stringify(failure)}\n`);
-    failed++;
-  };
-
-  const runOne = async (row: MaterializedRow) => {
-    const agentName = row.agent_ref.name;
-    const url = joinUrl(options.agentUrls.get(agentName)!, "/run");
-    try {
-      const result = await call(url, { body: row, timeoutMs: options.rolloutTimeoutMs ?? 600_000, retry: options.retry });
-      if (result.status < 200 || result.status >= 300) {
-        throw new CallError(`agent ${agentName} answered ${result.status}: ${truncate(result.text, 2000)}`, url, "status", result.status, result.text);
-      }
-      const reply = JSON.parse(result.text) as Record<string, unknown>;
-      if (typeof reply.reward !== "number") throw new CallError(`agent ${agentName} returned no numeric reward`, url, "status", result.status, result.text);
-      const rollout = { ...reply, _ng_task_index: row._ng_task_index, _ng_rollout_index: row._ng_rollout_index, agent_ref: row.agent_ref };
-      writeSync(outFd, `${JSON.stringify(rollout)}\n`);
-      succeeded++;
-      let acc = perAgent.get(agentName);
-      if (!acc) perAgent.set(agentName, (acc = new AgentMetricsAccumulator()));
-      acc.add(rollout);
-      const r = rewardSums.get(agentName) ?? { sum: 0, n: 0 };
-      r.sum += reply.reward;
-      r.n++;
-      rewardSums.set(agentName, r);
-    } catch (error) {
-      recordFailure(row, error);
-    } finally {
-      outstanding.delete(`${row._ng_task_index}:${row._ng_rollout_index}`);
-      done++;
-      progress();
-    }
-  };
-
-  const rows = materializedRows(options, materializedFd);
-  const worker = async () => {
-    for (;;) {
-      const next = await rows.next();
-      if (next.done) return;
-      const key = `${next.value._ng_task_index}:${next.value._ng_rollout_index}`;
-      outstanding.add(key);
-      await runOne(next.value);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
-  } finally {
-    closeSync(outFd);
-    closeSync(materializedFd);
-    if (failuresFd !== undefined) closeSync(failuresFd);
+    for (const warning of plan.warnings) options.onNotice?.(warning);
+    total = plan.total;
+    // Create the output now: an empty run still leaves an (empty) file, never a missing one.
+    writeFileSync(paths.output, "", { flag: "a" });
   }
 
-  const metrics = [...perAgent].map(([name, acc]) => ({ agent_ref: { type: "responses_api_agents", name }, ...acc.result() }));
+  const skipped = { count: 0 };
+  const items = pendingWork(paths.materialized, ledger, maxAttempts, skipped);
+  const engine = await runEngine({
+    items,
+    execute: agentRunner(options.agentUrls, { retry: options.retry }),
+    outputPath: paths.output,
+    failuresPath: paths.failures,
+    concurrency: options.concurrency,
+    total,
+    alreadyDone: 0,
+    deadlineMs: options.rolloutTimeoutMs,
+    maxFailures: options.maxFailures,
+    onProgress: (p) => options.onProgress?.({ ...p, done: p.done + skipped.count }),
+  });
+
+  const accounting = await accountFor(paths.materialized, await readLedger(paths.output, paths.failures));
+  const metrics = await computeRunMetrics(paths.output, {
+    aggregateUrlOf: (agent) => {
+      const base = options.agentUrls.get(agent);
+      return base ? joinUrl(base, "/aggregate_metrics") : undefined;
+    },
+  });
   writeFileSync(paths.metrics, `${JSON.stringify(metrics, null, 2)}\n`);
-  const missing = [...outstanding].map((k) => k.split(":").map(Number) as [number, number]);
-  return { requested: total, succeeded, failed, missing, metrics, paths, elapsedMs: Date.now() - started };
+  const complete = accounting.missing.count === 0 && accounting.duplicated.count === 0;
+  if (complete) writeFileSync(paths.done, `${JSON.stringify({ shard: options.shard ? `${options.shard.index}/${options.shard.count}` : null, ...accounting }, null, 2)}\n`);
+  return {
+    accounting,
+    ran: { succeeded: engine.succeeded, failed: engine.failed },
+    stoppedEarly: engine.stoppedEarly,
+    metrics,
+    paths,
+    elapsedMs: Date.now() - started,
+  };
 }

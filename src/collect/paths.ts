@@ -9,5 +9,7 @@ export function siblingPaths(outputPath: string) {
     materialized: `${stem}_materialized_inputs.jsonl`,
     failures: `${stem}_failures.jsonl`,
     metrics: `${stem}_aggregate_metrics.json`,
+    /** Written when every requested pair has its final outcome (shards are merged only when done). */
+    done: `${outputPath}.done`,
   };
 }

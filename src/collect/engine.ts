@@ -1,0 +1,186 @@
+// The scheduling loop shared by `eval run` and `eval reverify`: pull work lazily (so at most
+// `concurrency` items are admitted and in flight), run each under its deadline, and write every
+// outcome the moment it is known with one synchronous write — a success line to the output, or a
+// classified failure line to the failures log. Nothing per item is kept once it is written.
+import { closeSync, openSync, writeSync } from "node:fs";
+import { CallError, describeError, truncate } from "../http/client.js";
+import { resultLine } from "./lines.js";
+
+export interface WorkItem {
+  task: number;
+  rollout: number;
+  agent: string;
+  /** Which attempt this is (0 the first; resume increments). */
+  attempt: number;
+  row: Record<string, unknown>;
+}
+
+export type Execute = (item: WorkItem, signal: AbortSignal) => Promise<Record<string, unknown>>;
+
+export interface FailureLimit {
+  count?: number;
+  /** Percentage of the requested rollouts. */
+  percent?: number;
+}
+
+export interface EngineOptions {
+  items: AsyncIterable<WorkItem>;
+  execute: Execute;
+  outputPath: string;
+  failuresPath: string;
+  concurrency: number;
+  /** Requested rollouts in the whole run (for percentages and progress). */
+  total: number;
+  /** Rollouts already done before this run (resume), for progress. */
+  alreadyDone?: number;
+  /** Per-item deadline in ms; 0 or undefined = none. */
+  deadlineMs?: number;
+  maxFailures?: FailureLimit;
+  onProgress?: (progress: Progress) => void;
+}
+
+export interface Progress {
+  done: number;
+  total: number;
+  failed: number;
+  elapsedMs: number;
+  meanReward: Record<string, number>;
+}
+
+export interface EngineResult {
+  succeeded: number;
+  failed: number;
+  /** The run stopped admitting work because failures passed `maxFailures`. */
+  stoppedEarly: boolean;
+  elapsedMs: number;
+}
+
+export interface Failure {
+  failureClass: string;
+  /** Retrying cannot help (e.g. the agent rejected the row): resume will not re-run it. */
+  terminal: boolean;
+  message: string;
+  status?: number;
+}
+
+/** A reply that came back 200 but reports an infrastructure failure (e.g. `judge_failed`). */
+export class ReportedFailure extends Error {
+  constructor(
+    readonly failureClass: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ReportedFailure";
+  }
+}
+
+export class DeadlineError extends Error {
+  constructor(ms: number) {
+    super(`rollout deadline of ${ms / 1000} s passed`);
+    this.name = "DeadlineError";
+  }
+}
+
+/** Classifies why an item failed, so failures can be counted, retried or not, and never hidden. */
+export function classifyFailure(error: unknown): Failure {
+  if (error instanceof ReportedFailure) return { failureClass: error.failureClass, terminal: false, message: error.message };
+  if (error instanceof DeadlineError) return { failureClass: "timeout", terminal: false, message: error.message };
+  if (error instanceof CallError) {
+    if (error.kind === "timeout") return { failureClass: "timeout", terminal: false, message: error.message };
+    if (error.kind === "connection") return { failureClass: "agent_error", terminal: false, message: error.message };
+    const body = error.responseText ?? "";
+    const named = /"(?:_ng_)?failure_class"\s*:\s*"([a-z_]+)"/.exec(body)?.[1];
+    const status = error.status ?? 0;
+    if (status >= 400 && status < 500 && status !== 429 && status !== 408) {
+      return { failureClass: named ?? "invalid_request", terminal: true, message: error.message, status };
+    }
+    return { failureClass: named ?? (status === 504 ? "timeout" : "agent_error"), terminal: false, message: error.message, status };
+  }
+  return { failureClass: "agent_error", terminal: false, message: describeError(error) };
+}
+
+function limitReached(failed: number, total: number, limit: FailureLimit | undefined): boolean {
+  if (!limit) return false;
+  if (limit.count !== undefined && failed > limit.count) return true;
+  if (limit.percent !== undefined && total > 0 && (failed / total) * 100 > limit.percent) return true;
+  return false;
+}
+
+export async function runEngine(options: EngineOptions): Promise<EngineResult> {
+  const started = Date.now();
+  const outFd = openSync(options.outputPath, "a");
+  let failuresFd: number | undefined;
+  let succeeded = 0;
+  let failed = 0;
+  let stoppedEarly = false;
+  const rewards = new Map<string, { sum: number; n: number }>();
+  const iterator = options.items[Symbol.asyncIterator]();
+
+  const progress = () =>
+    options.onProgress?.({
+      done: (options.alreadyDone ?? 0) + succeeded + failed,
+      total: options.total,
+      failed,
+      elapsedMs: Date.now() - started,
+      meanReward: Object.fromEntries([...rewards].map(([k, v]) => [k, v.n ? v.sum / v.n : 0])),
+    });
+
+  const writeFailure = (item: WorkItem, failure: Failure) => {
+    failuresFd ??= openSync(options.failuresPath, "a");
+    const line = resultLine(item.task, item.rollout, {
+      agent_ref: item.row.agent_ref,
+      _ng_attempt_index: item.attempt,
+      _ng_failure_class: failure.failureClass,
+      _ng_failure_terminal: failure.terminal,
+      ...(failure.status !== undefined ? { _ng_failure_status: failure.status } : {}),
+      _ng_failure_error: truncate(failure.message, 4000),
+    });
+    writeSync(failuresFd, line);
+    failed++;
+  };
+
+  const runItem = async (item: WorkItem) => {
+    const controller = new AbortController();
+    const timer = options.deadlineMs ? setTimeout(() => controller.abort(new DeadlineError(options.deadlineMs!)), options.deadlineMs) : undefined;
+    try {
+      const reply = await options.execute(item, controller.signal);
+      if (typeof reply._ng_failure_class === "string") {
+        const detail = reply._ng_failure_judge_error ?? reply._ng_failure_error ?? "";
+        throw new ReportedFailure(reply._ng_failure_class, `the environment reported ${reply._ng_failure_class}${detail ? `: ${String(detail)}` : ""}`);
+      }
+      if (typeof reply.reward !== "number" || !Number.isFinite(reply.reward)) {
+        throw new ReportedFailure("invalid_reply", `the reply has no numeric reward (keys: ${Object.keys(reply).slice(0, 20).join(", ")})`);
+      }
+      const row: Record<string, unknown> = { ...reply, agent_ref: item.row.agent_ref };
+      if (item.attempt > 0) row._ng_attempt_index = item.attempt;
+      writeSync(outFd, resultLine(item.task, item.rollout, row));
+      succeeded++;
+      const r = rewards.get(item.agent) ?? { sum: 0, n: 0 };
+      r.sum += reply.reward;
+      r.n++;
+      rewards.set(item.agent, r);
+    } catch (error) {
+      writeFailure(item, classifyFailure(controller.signal.aborted ? controller.signal.reason : error));
+      if (limitReached(failed, options.total, options.maxFailures)) stoppedEarly = true;
+    } finally {
+      if (timer) clearTimeout(timer);
+      progress();
+    }
+  };
+
+  const worker = async () => {
+    while (!stoppedEarly) {
+      const next = await iterator.next();
+      if (next.done) return;
+      await runItem(next.value);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  } finally {
+    await iterator.return?.(undefined);
+    closeSync(outFd);
+    if (failuresFd !== undefined) closeSync(failuresFd);
+  }
+  return { succeeded, failed, stoppedEarly, elapsedMs: Date.now() - started };
+}

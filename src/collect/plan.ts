@@ -1,0 +1,162 @@
+// The plan of a run: every requested (task, rollout) pair as a materialised row, written to
+// `<stem>_materialized_inputs.jsonl` before any rollout starts. Two streaming passes over the input:
+// the first validates every row and learns which agents it uses (so a bad `num_repeats` map is one
+// error before anything runs), the second writes the plan. The plan file appears atomically (written
+// beside, then renamed), so a resume can trust any plan it finds.
+import { closeSync, openSync, renameSync, writeSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import { readJsonl, JsonlError } from "./jsonl.js";
+import { Materializer } from "./materialize.js";
+import { resultLine } from "./lines.js";
+
+export class PlanError extends Error {
+  constructor(message: string) {
+    super(message);
+    // Reported like a usage error: a one-paragraph message and exit code 2.
+    this.name = "InputError";
+  }
+}
+
+export type RepeatsSpec = number | Record<string, number>;
+
+/** Reads `--num-repeats` / `num_repeats`: an integer, or a per-agent map given as JSON or YAML flow. */
+export function parseRepeatsSpec(value: unknown): RepeatsSpec {
+  if (value === undefined || value === null || value === "") return 1;
+  let spec: unknown = value;
+  if (typeof value === "string") {
+    try {
+      spec = parseYaml(value);
+    } catch {
+      throw new PlanError(`--num-repeats must be an integer or a map like '{"my_agent": 32, "_default": 1}', got ${value}`);
+    }
+  }
+  if (typeof spec === "number") {
+    if (!Number.isInteger(spec) || spec < 1) throw new PlanError(`--num-repeats must be a whole number ≥ 1, got ${JSON.stringify(value)}`);
+    return spec;
+  }
+  if (spec && typeof spec === "object" && !Array.isArray(spec)) {
+    const bad = Object.entries(spec).filter(([, v]) => typeof v !== "number" || !Number.isInteger(v) || v < 1);
+    if (bad.length > 0) {
+      throw new PlanError(`num_repeats values must be whole numbers ≥ 1; bad: ${bad.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}`);
+    }
+    return spec as Record<string, number>;
+  }
+  throw new PlanError(`--num-repeats must be an integer or a per-agent map, got ${JSON.stringify(value)}`);
+}
+
+/** Checks a repeats map against the agents the input uses: one error for all gaps, warnings for unused keys. */
+export function resolveRepeats(spec: RepeatsSpec, agentsInInput: ReadonlySet<string>): { repeatsOf: (agent: string) => number; warnings: string[] } {
+  if (typeof spec === "number") return { repeatsOf: () => spec, warnings: [] };
+  const fallback = spec._default;
+  const missing = [...agentsInInput].filter((a) => !(a in spec));
+  if (fallback === undefined && missing.length > 0) {
+    throw new PlanError(
+      `num_repeats has no entry for agent(s) ${missing.map((a) => `"${a}"`).join(", ")} used by the input, and no "_default"; ` +
+        `add them or a "_default" (given keys: ${Object.keys(spec).join(", ")})`,
+    );
+  }
+  const unused = Object.keys(spec).filter((k) => k !== "_default" && !agentsInInput.has(k));
+  const warnings = unused.length > 0 ? [`num_repeats key(s) ${unused.map((k) => `"${k}"`).join(", ")} match no input row's agent`] : [];
+  return { repeatsOf: (agent) => spec[agent] ?? fallback ?? 1, warnings };
+}
+
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+export function parseShard(text: string | undefined): Shard | undefined {
+  if (text === undefined) return undefined;
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index >= count) throw new PlanError(`--shard must be I/N with 0 ≤ I < N (e.g. 0/4), got ${text}`);
+  return { index, count };
+}
+
+export interface PlanOptions {
+  inputPath: string;
+  planPath: string;
+  knownAgents: ReadonlySet<string>;
+  defaultAgent?: string;
+  repeats: RepeatsSpec;
+  limit?: number;
+  paramOverrides?: Record<string, unknown>;
+  /** Put the rollout index into `responses_create_params.seed`. */
+  addSeed?: boolean;
+  shard?: Shard;
+}
+
+export interface Plan {
+  path: string;
+  /** Requested rollouts in this plan (this shard only). */
+  total: number;
+  agents: Set<string>;
+  warnings: string[];
+}
+
+async function scanAgents(options: PlanOptions): Promise<Set<string>> {
+  const materializer = new Materializer({
+    file: options.inputPath,
+    numRepeats: () => 1,
+    defaultAgent: options.defaultAgent,
+    knownAgents: options.knownAgents,
+  });
+  const agents = new Set<string>();
+  const problems: string[] = [];
+  let rows = 0;
+  for await (const line of readJsonl(options.inputPath)) {
+    if (options.limit !== undefined && rows >= options.limit) break;
+    rows++;
+    try {
+      for (const row of materializer.expand(line)) agents.add(row.agent_ref.name);
+    } catch (error) {
+      // Routing problems are collected so one error names every row; anything else stops at once.
+      if (error instanceof JsonlError && /agent/.test(error.message)) problems.push(error.message);
+      else throw error;
+    }
+  }
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 20).join("\n  ");
+    const more = problems.length > 20 ? `\n  … and ${problems.length - 20} more rows` : "";
+    throw new PlanError(`${problems.length} input row(s) cannot be routed to an agent:\n  ${shown}${more}`);
+  }
+  return agents;
+}
+
+export async function writePlan(options: PlanOptions): Promise<Plan> {
+  const agents = await scanAgents(options);
+  const { repeatsOf, warnings } = resolveRepeats(options.repeats, agents);
+  const materializer = new Materializer({
+    file: options.inputPath,
+    numRepeats: repeatsOf,
+    defaultAgent: options.defaultAgent,
+    knownAgents: options.knownAgents,
+    paramOverrides: options.paramOverrides,
+  });
+  const partial = `${options.planPath}.partial`;
+  const fd = openSync(partial, "w");
+  let total = 0;
+  let rows = 0;
+  try {
+    for await (const line of readJsonl(options.inputPath)) {
+      if (options.limit !== undefined && rows >= options.limit) break;
+      rows++;
+      for (const row of materializer.expand(line)) {
+        if (options.shard && row._ng_task_index % options.shard.count !== options.shard.index) continue;
+        if (options.addSeed) row.responses_create_params = { ...(row.responses_create_params as object), seed: row._ng_rollout_index };
+        writeSync(fd, resultLine(row._ng_task_index, row._ng_rollout_index, row));
+        total++;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(partial, options.planPath);
+  return { path: options.planPath, total, agents, warnings };
+}
+
+/** Streams the rows of a plan file, in plan order. */
+export async function* planRows(planPath: string): AsyncGenerator<Record<string, unknown> & { _ng_task_index: number; _ng_rollout_index: number; agent_ref: { type: string; name: string } }> {
+  for await (const line of readJsonl(planPath)) yield line.value as never;
+}
