@@ -75,7 +75,8 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const concurrency = positiveInt("--concurrency", options.concurrency ?? settings.num_samples_in_parallel ?? settings.concurrency) ?? 16;
   const repeats = parseRepeatsSpec(options.numRepeats ?? settings.num_repeats);
   const limit = positiveInt("--limit", options.limit ?? settings.limit);
-  const maxFailures = parseFailureLimit(options.maxFailures ?? settings.max_failures);
+  const failuresGiven = options.maxFailures ?? settings.max_failures;
+  const maxFailures = parseFailureLimit(failuresGiven);
   const maxAttempts = positiveInt("--max-attempts", options.maxAttempts ?? settings.max_attempts) ?? 3;
   const rolloutTimeoutS = nonNegativeNumber("--rollout-timeout", options.rolloutTimeout ?? settings.rollout_timeout);
   const readyTimeoutS = nonNegativeNumber("--model-ready-timeout", options.modelReadyTimeout) ?? 30;
@@ -131,7 +132,8 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       addSeed,
       shard,
       rolloutTimeoutMs: rolloutTimeoutS ? rolloutTimeoutS * 1000 : undefined,
-      maxFailures,
+      // Stop early only when asked to; by default every rollout runs and failures decide the exit code.
+      maxFailures: failuresGiven === undefined ? undefined : maxFailures,
       maxAttempts,
       resume: options.resume,
       onProgress: (p: Progress) => printer.update(p),
@@ -176,7 +178,8 @@ export function reportCollection(summary: CollectSummary, maxFailures: FailureLi
   if (overLimit || summary.stoppedEarly) {
     const allowed = maxFailures.percent !== undefined ? `${maxFailures.percent}%` : String(maxFailures.count ?? 0);
     process.stderr.write(`gym: error: ${accounting.failed} rollouts failed (allowed: ${allowed})${summary.stoppedEarly ? "; stopped early" : ""}; see ${summary.paths.failures}\n`);
-    if (code === EXIT.ok) code = EXIT.tooManyFailures;
+    // Stopping early leaves pairs unrun by design; the cause is the failures, so say that.
+    if (code === EXIT.ok || summary.stoppedEarly) code = EXIT.tooManyFailures;
   }
   return code;
 }

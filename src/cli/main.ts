@@ -70,7 +70,7 @@ Exit codes:
   .option("--temperature <t>", "sampling temperature for every row")
   .option("--top-p <p>", "nucleus sampling for every row")
   .option("--max-output-tokens <n>", "max output tokens for every row")
-  .option("--max-failures <n>", "failed rollouts tolerated (N or P%) before exit code 4; past it the run stops early (default 0)")
+  .option("--max-failures <n>", "failed rollouts tolerated (N or P%); past it the run stops early and exits 4 (default: run all, exit 4 on any failure)")
   .option("--max-attempts <n>", "attempts per rollout across --resume runs before its failure is final (default 3)")
   .option("--rollout-timeout <s>", "deadline of one whole rollout in seconds (default: none; each call has its own 600 s)")
   .option("--resume", "continue a run: keep its results, repair a torn last line, run only what is missing")

@@ -44,6 +44,23 @@ export interface FakeEngineOptions {
   /** Delay every reply by this many ms (or a per-request amount), e.g. to exercise timeouts. */
   delayMs?: number | ((path: string, body: Record<string, unknown>) => number);
   port?: number;
+  /**
+   * Deterministic fault injection for model calls: from `seed`, each request independently answers
+   * 500 (`error`), has its connection destroyed (`reset`), or never answers (`hang`).
+   */
+  faults?: { seed: number; error?: number; reset?: number; hang?: number };
+}
+
+/** mulberry32: a tiny seeded PRNG, so a fault schedule is the same on every run. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 let counter = 0;
@@ -158,6 +175,8 @@ export async function startFakeEngine(options: FakeEngineOptions = {}): Promise<
   const policy = options.policy ?? examplePolicy;
   const model = options.model ?? "fake-model";
   const requests: FakeEngine["requests"] = [];
+  const random = options.faults ? seededRandom(options.faults.seed) : undefined;
+  const hanging = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -186,6 +205,17 @@ export async function startFakeEngine(options: FakeEngineOptions = {}): Promise<
       }
       requests.push({ path, body, headers: req.headers });
       delay = typeof options.delayMs === "function" ? options.delayMs(path, body) : (options.delayMs ?? 0);
+      if (random && options.faults && (path.endsWith("/responses") || path.endsWith("/chat/completions"))) {
+        const roll = random();
+        const { error = 0, reset = 0, hang = 0 } = options.faults;
+        if (roll < error) return send(500, { error: { message: "injected fault: internal error" } });
+        if (roll < error + reset) return req.socket.destroy();
+        if (roll < error + reset + hang) {
+          hanging.add(res);
+          res.on("close", () => hanging.delete(res));
+          return;
+        }
+      }
       const override = options.respond?.(path, body);
       if (override) return send(override.status, override.body);
       try {
