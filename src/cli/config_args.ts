@@ -3,7 +3,7 @@
 import type { ServerRef } from "../protocol/index.js";
 import { environmentConfigPath, modelConfigPath, builtinIds } from "../orchestrate/registry.js";
 import type { InstanceSpec } from "../orchestrate/start.js";
-import { ConfigError, redactSecrets, resolveConfig, type FlagOverride } from "../config/index.js";
+import { composeConfig, ConfigError, redactSecrets, validateConfig, type FlagOverride } from "../config/index.js";
 import { didYouMean } from "../config/suggest.js";
 import { existsSync } from "node:fs";
 
@@ -24,6 +24,8 @@ export interface CliConfig {
   instances: InstanceSpec[];
   /** With `--resources-server ID`: the single agent serving that environment, if exactly one does. */
   onlyAgentOfResourcesServer?: string;
+  /** With `environmentsOnly`: agent name → the environment it drives (from the dropped agents). */
+  agentEnvironments: Map<string, string>;
 }
 
 function builtinPath(kind: "environment" | "model", id: string): string {
@@ -36,7 +38,15 @@ function builtinPath(kind: "environment" | "model", id: string): string {
   return path;
 }
 
-export async function resolveCliConfig(overrides: string[], options: CliConfigOptions): Promise<CliConfig> {
+export interface ResolveCliOptions {
+  /**
+   * Keep only environments (and the models they reference): for commands that call `/verify` and
+   * never run a rollout, so an agent's unset `policy_model` is not an error.
+   */
+  environmentsOnly?: boolean;
+}
+
+export async function resolveCliConfig(overrides: string[], options: CliConfigOptions, how: ResolveCliOptions = {}): Promise<CliConfig> {
   const configPaths = [...options.config];
   if (options.resourcesServer) configPaths.push(builtinPath("environment", options.resourcesServer));
   const flags: FlagOverride[] = [];
@@ -44,7 +54,7 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
   if (options.model !== undefined) flags.push({ path: ["policy_model_name"], value: options.model, flag: "--model" });
   if (options.modelApiKey !== undefined) flags.push({ path: ["policy_api_key"], value: options.modelApiKey, flag: "--model-api-key" });
 
-  const resolved = await resolveConfig({
+  const composed = composeConfig({
     configPaths,
     overrides,
     flags,
@@ -54,6 +64,24 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
     // The API key is optional everywhere: engines such as vLLM accept any.
     defaults: { policy_api_key: "dummy" },
   });
+  const agentEnvironments = new Map<string, string>();
+  if (how.environmentsOnly) {
+    const ofType = (type: string) =>
+      Object.entries(composed.config).filter(([, value]) => value !== null && typeof value === "object" && type in (value as object)) as Array<[string, Record<string, Record<string, Record<string, unknown>>>]>;
+    for (const [name, value] of ofType("responses_api_agents")) {
+      for (const fields of Object.values(value.responses_api_agents ?? {})) {
+        const env = (fields?.resources_server as ServerRef | undefined)?.name;
+        if (env) agentEnvironments.set(name, env);
+      }
+      delete composed.config[name];
+    }
+    // Models nobody references any more (the policy) are dropped too; a judge model stays.
+    const referenced = JSON.stringify(composed.config);
+    for (const [name] of ofType("responses_api_models")) {
+      if (!referenced.includes(`"name":"${name}"`)) delete composed.config[name];
+    }
+  }
+  const resolved = { ...composed, instances: await validateConfig(composed.config, { provenance: composed.provenance }) };
 
   const instances: InstanceSpec[] = resolved.instances.map((i) => ({ name: i.name, type: i.type, implementation: i.implementation, fields: i.fields }));
   let onlyAgentOfResourcesServer: string | undefined;
@@ -63,5 +91,5 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
     );
     if (agents.length === 1) onlyAgentOfResourcesServer = agents[0]!.name;
   }
-  return { config: resolved.config, redacted: redactSecrets(resolved.config) as Record<string, unknown>, instances, onlyAgentOfResourcesServer };
+  return { config: resolved.config, redacted: redactSecrets(resolved.config) as Record<string, unknown>, instances, onlyAgentOfResourcesServer, agentEnvironments };
 }

@@ -81,4 +81,19 @@ Exit codes:
   .addOption(new Option("--quiet", "no progress line").default(false))
   .action(async (overrides: string[], options) => (await import("./eval_run.js")).evalRun(overrides, options));
 
+configOptions(
+  evalCommand
+    .command("reverify")
+    .description("re-run the environments' /verify on stored rollouts (no model calls); same accounting, exit codes and --resume as `eval run`"),
+)
+  .requiredOption("--rollouts <path>", "stored rollouts (JSONL of verify responses, e.g. an `eval run` output)")
+  .requiredOption("-o, --output <path>", "where to write the re-verified rollouts")
+  .option("--concurrency <n>", "verifications in flight at once")
+  .option("--max-failures <n>", "failures tolerated (N or P%) before exit code 4")
+  .option("--max-attempts <n>", "attempts per rollout across --resume runs (default 3)")
+  .option("--resume", "continue an interrupted reverify")
+  .option("--force", "re-verify even if an environment's reverify mode is not `stateless`")
+  .addOption(new Option("--quiet", "no progress line").default(false))
+  .action(async (overrides: string[], options) => (await import("./eval_reverify.js")).evalReverify(overrides, options));
+
 program.parseAsync(process.argv).catch((error: unknown) => fail(error));

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { call, CallError, joinUrl, truncate, type RetryPolicy } from "../http/client.js";
 import { accountFor, type Accounting } from "./accounting.js";
-import { runEngine, type FailureLimit, type Progress, type WorkItem } from "./engine.js";
+import { runEngine, type Execute, type FailureLimit, type Progress, type WorkItem } from "./engine.js";
 import { readLedger, repairTornLine, type Ledger } from "./ledger.js";
 import { pairKey } from "./lines.js";
 import { planRows, writePlan, type RepeatsSpec, type Shard } from "./plan.js";
@@ -86,7 +86,24 @@ export function agentRunner(agentUrls: ReadonlyMap<string, string>, options: { r
   };
 }
 
-export async function collect(options: CollectOptions): Promise<CollectSummary> {
+export interface PlannedRunOptions {
+  outputPath: string;
+  /** Writes the plan file (all requested rows) and returns how many rows it holds. */
+  writePlan: (planPath: string) => Promise<number>;
+  execute: Execute;
+  concurrency: number;
+  aggregateUrlOf?: (agent: string) => string | undefined;
+  rolloutTimeoutMs?: number;
+  maxFailures?: FailureLimit;
+  maxAttempts?: number;
+  resume?: boolean;
+  shardLabel?: string;
+  onProgress?: (progress: Progress) => void;
+  onNotice?: (message: string) => void;
+}
+
+/** Plan → (resume: read what is done) → run the rest → account from disk → metrics. */
+export async function runPlanned(options: PlannedRunOptions): Promise<CollectSummary> {
   const started = Date.now();
   const paths = siblingPaths(options.outputPath);
   mkdirSync(dirname(paths.output), { recursive: true });
@@ -105,48 +122,29 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
   } else {
     if (options.resume) options.onNotice?.(`nothing to resume at ${paths.materialized}; starting a new run`);
     for (const file of [paths.output, paths.failures, paths.metrics, paths.done]) rmSync(file, { force: true });
-    const plan = await writePlan({
-      inputPath: options.inputPath,
-      planPath: paths.materialized,
-      knownAgents: new Set(options.agentUrls.keys()),
-      defaultAgent: options.defaultAgent,
-      repeats: options.repeats,
-      limit: options.limit,
-      paramOverrides: options.paramOverrides,
-      addSeed: options.addSeed,
-      shard: options.shard,
-    });
-    for (const warning of plan.warnings) options.onNotice?.(warning);
-    total = plan.total;
+    total = await options.writePlan(paths.materialized);
     // Create the output now: an empty run still leaves an (empty) file, never a missing one.
     writeFileSync(paths.output, "", { flag: "a" });
   }
 
   const skipped = { count: 0 };
-  const items = pendingWork(paths.materialized, ledger, maxAttempts, skipped);
   const engine = await runEngine({
-    items,
-    execute: agentRunner(options.agentUrls, { retry: options.retry }),
+    items: pendingWork(paths.materialized, ledger, maxAttempts, skipped),
+    execute: options.execute,
     outputPath: paths.output,
     failuresPath: paths.failures,
     concurrency: options.concurrency,
     total,
-    alreadyDone: 0,
     deadlineMs: options.rolloutTimeoutMs,
     maxFailures: options.maxFailures,
     onProgress: (p) => options.onProgress?.({ ...p, done: p.done + skipped.count }),
   });
 
   const accounting = await accountFor(paths.materialized, await readLedger(paths.output, paths.failures));
-  const metrics = await computeRunMetrics(paths.output, {
-    aggregateUrlOf: (agent) => {
-      const base = options.agentUrls.get(agent);
-      return base ? joinUrl(base, "/aggregate_metrics") : undefined;
-    },
-  });
+  const metrics = await computeRunMetrics(paths.output, { aggregateUrlOf: options.aggregateUrlOf });
   writeFileSync(paths.metrics, `${JSON.stringify(metrics, null, 2)}\n`);
   const complete = accounting.missing.count === 0 && accounting.duplicated.count === 0;
-  if (complete) writeFileSync(paths.done, `${JSON.stringify({ shard: options.shard ? `${options.shard.index}/${options.shard.count}` : null, ...accounting }, null, 2)}\n`);
+  if (complete) writeFileSync(paths.done, `${JSON.stringify({ shard: options.shardLabel ?? null, ...accounting }, null, 2)}\n`);
   return {
     accounting,
     ran: { succeeded: engine.succeeded, failed: engine.failed },
@@ -155,4 +153,34 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
     paths,
     elapsedMs: Date.now() - started,
   };
+}
+
+export async function collect(options: CollectOptions): Promise<CollectSummary> {
+  let warnings: string[] = [];
+  const summary = await runPlanned({
+    ...options,
+    writePlan: async (planPath) => {
+      const plan = await writePlan({
+        inputPath: options.inputPath,
+        planPath,
+        knownAgents: new Set(options.agentUrls.keys()),
+        defaultAgent: options.defaultAgent,
+        repeats: options.repeats,
+        limit: options.limit,
+        paramOverrides: options.paramOverrides,
+        addSeed: options.addSeed,
+        shard: options.shard,
+      });
+      warnings = plan.warnings;
+      for (const warning of warnings) options.onNotice?.(warning);
+      return plan.total;
+    },
+    execute: agentRunner(options.agentUrls, { retry: options.retry }),
+    aggregateUrlOf: (agent) => {
+      const base = options.agentUrls.get(agent);
+      return base ? joinUrl(base, "/aggregate_metrics") : undefined;
+    },
+    shardLabel: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
+  });
+  return summary;
 }

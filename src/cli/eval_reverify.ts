@@ -1,0 +1,62 @@
+// `gym eval reverify`: start only the environments (and any model they use, e.g. a judge), check each
+// is safe to re-verify, and score stored rollouts again.
+import { resolve as resolvePath } from "node:path";
+import { reverify } from "../collect/reverify.js";
+import { callJson, closeDispatcher, joinUrl } from "../http/client.js";
+import { startServers } from "../orchestrate/start.js";
+import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { parseFailureLimit, reportCollection } from "./eval_run.js";
+import { UsageError } from "./exit.js";
+import { ProgressPrinter } from "./progress.js";
+
+interface ReverifyCliOptions extends CliConfigOptions {
+  rollouts: string;
+  output: string;
+  concurrency?: string;
+  maxFailures?: string;
+  maxAttempts?: string;
+  resume?: boolean;
+  force?: boolean;
+  quiet: boolean;
+}
+
+export async function evalReverify(overrides: string[], options: ReverifyCliOptions): Promise<void> {
+  const resolved = await resolveCliConfig(overrides, options, { environmentsOnly: true });
+  const environments = resolved.instances.filter((i) => i.type === "resources_servers");
+  if (environments.length === 0) throw new UsageError("no environment to verify with: pass --resources-server ID or a --config that defines one");
+  const concurrency = Number(options.concurrency ?? resolved.config.num_samples_in_parallel ?? 16);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a whole number ≥ 1, got ${options.concurrency}`);
+
+  const servers = await startServers(resolved.instances, { headPort: 0, globalConfig: resolved.redacted });
+  try {
+    // Re-verifying a stateful environment would read state no rollout created: refuse unless forced.
+    for (const env of environments) {
+      const mode = await callJson<string>(joinUrl(servers.urlOf(env.name), "/reverify_mode"));
+      if (mode !== "stateless" && !options.force) {
+        throw new UsageError(`environment "${env.name}" says its reverify mode is "${mode}", not "stateless": its /verify may depend on session state the stored rollouts do not carry. Pass --force to re-verify anyway.`);
+      }
+    }
+    const only = environments.length === 1 ? environments[0]!.name : undefined;
+    const environmentOf = (agent: string | undefined) => {
+      const name = (agent && resolved.agentEnvironments.get(agent)) || (agent && environments.some((e) => e.name === agent) ? agent : undefined) || only;
+      return name ? { name, url: servers.urlOf(name) } : undefined;
+    };
+    const printer = new ProgressPrinter({ quiet: options.quiet });
+    const summary = await reverify({
+      rolloutsPath: resolvePath(options.rollouts),
+      outputPath: resolvePath(options.output),
+      environmentOf,
+      concurrency,
+      maxFailures: options.maxFailures === undefined ? undefined : parseFailureLimit(options.maxFailures),
+      maxAttempts: options.maxAttempts === undefined ? undefined : Number(options.maxAttempts),
+      resume: options.resume,
+      onProgress: (p) => printer.update(p),
+      onNotice: (m) => process.stderr.write(`gym: ${m}\n`),
+    });
+    printer.finish();
+    process.exitCode = reportCollection(summary, parseFailureLimit(options.maxFailures));
+  } finally {
+    await servers.stop();
+    await closeDispatcher();
+  }
+}

@@ -1,0 +1,83 @@
+// `gym eval reverify`: re-run an environment's `/verify` on stored rollouts (row fields + the stored
+// `response`; no model calls), with the collector's concurrency, failure accounting and resume.
+// This is also how recorded outputs are scored offline.
+import { closeSync, openSync, writeSync } from "node:fs";
+import { call, CallError, joinUrl, truncate } from "../http/client.js";
+import { runPlanned, type CollectSummary } from "./collect.js";
+import type { FailureLimit, Progress, WorkItem } from "./engine.js";
+import { readJsonl, JsonlError } from "./jsonl.js";
+import { resultLine } from "./lines.js";
+
+export interface ReverifyOptions {
+  rolloutsPath: string;
+  outputPath: string;
+  /** Which environment verifies a stored rollout of this agent (undefined name: rollouts without agent_ref). */
+  environmentOf: (agent: string | undefined) => { name: string; url: string } | undefined;
+  concurrency: number;
+  maxFailures?: FailureLimit;
+  maxAttempts?: number;
+  resume?: boolean;
+  onProgress?: (progress: Progress) => void;
+  onNotice?: (message: string) => void;
+}
+
+/** What the previous `/verify` added, or the collector wrote; the environment sets these afresh. */
+const VERIFY_OUTPUTS = /^(reward|_ng_failure_.*|_ng_attempt_index)$/;
+
+export function verifyRequestOf(rollout: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(rollout).filter(([key]) => !VERIFY_OUTPUTS.test(key)));
+}
+
+export async function reverify(options: ReverifyOptions): Promise<CollectSummary> {
+  const writePlan = async (planPath: string) => {
+    const fd = openSync(planPath, "w");
+    let total = 0;
+    try {
+      for await (const line of readJsonl(options.rolloutsPath)) {
+        const row = line.value;
+        if (row.response === undefined || row.responses_create_params === undefined) {
+          throw new JsonlError(options.rolloutsPath, line.line, "a stored rollout needs `responses_create_params` and `response`");
+        }
+        const agent = (row.agent_ref as { name?: string } | undefined)?.name;
+        const environment = options.environmentOf(agent);
+        if (!environment) throw new JsonlError(options.rolloutsPath, line.line, `no environment for agent "${agent ?? "(none)"}"; pass --resources-server ID or a --config that defines that agent`);
+        // NeMo Gym rollout files carry no indices: each line is then its own task.
+        const task = typeof row._ng_task_index === "number" ? row._ng_task_index : line.line - 1;
+        const rollout = typeof row._ng_rollout_index === "number" ? row._ng_rollout_index : 0;
+        const planned = { ...verifyRequestOf(row), agent_ref: { type: "responses_api_agents", name: agent ?? environment.name } };
+        writeSync(fd, resultLine(task, rollout, planned));
+        total++;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return total;
+  };
+
+  const execute = async (item: WorkItem, signal: AbortSignal) => {
+    const environment = options.environmentOf(item.agent) ?? options.environmentOf(undefined);
+    if (!environment) throw new CallError(`no environment for agent "${item.agent}"`, item.agent, "status", 404);
+    const url = joinUrl(environment.url, "/verify");
+    const result = await call(url, { body: item.row, signal });
+    if (result.status < 200 || result.status >= 300) {
+      throw new CallError(`environment ${environment.name} /verify answered ${result.status}: ${truncate(result.text, 2000)}`, url, "status", result.status, result.text);
+    }
+    return JSON.parse(result.text) as Record<string, unknown>;
+  };
+
+  return runPlanned({
+    outputPath: options.outputPath,
+    writePlan,
+    execute,
+    concurrency: options.concurrency,
+    aggregateUrlOf: (agent) => {
+      const environment = options.environmentOf(agent) ?? options.environmentOf(undefined);
+      return environment ? joinUrl(environment.url, "/aggregate_metrics") : undefined;
+    },
+    maxFailures: options.maxFailures,
+    maxAttempts: options.maxAttempts,
+    resume: options.resume,
+    onProgress: options.onProgress,
+    onNotice: options.onNotice,
+  });
+}
