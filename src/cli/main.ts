@@ -96,4 +96,22 @@ configOptions(
   .addOption(new Option("--quiet", "no progress line").default(false))
   .action(async (overrides: string[], options) => (await import("./eval_reverify.js")).evalReverify(overrides, options));
 
+configOptions(
+  evalCommand
+    .command("aggregate")
+    .description("merge shard outputs (sorted by task, rollout), account for every pair, recompute metrics; with --config the environments' own metrics too"),
+)
+  .requiredOption("--input-glob <glob>", "shard outputs, e.g. 'results/out-shard*.jsonl'")
+  .requiredOption("-o, --output <path>", "the merged output")
+  .option("--allow-partial", "merge shards that have no .done marker")
+  .action(async (overrides: string[], options) => (await import("./eval_aggregate.js")).evalAggregate(overrides, options));
+
+evalCommand
+  .command("profile")
+  .description("per-task reward mean/std/min/max and pass rate (<stem>_reward_profiling.jsonl), for curriculum filtering")
+  .requiredOption("--rollouts <path>", "a rollout file")
+  .option("-o, --output <path>", "where to write the profile")
+  .option("--pass-threshold <r>", "a rollout passes when reward ≥ this (default 1)")
+  .action(async (options) => (await import("./eval_aggregate.js")).evalProfile(options));
+
 program.parseAsync(process.argv).catch((error: unknown) => fail(error));

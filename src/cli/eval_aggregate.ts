@@ -1,0 +1,59 @@
+// `gym eval aggregate` (merge shards) and `gym eval profile` (per-task reward statistics).
+import { resolve as resolvePath } from "node:path";
+import { mergeShards } from "../collect/merge.js";
+import { profileRewards } from "../collect/profile.js";
+import { closeDispatcher, joinUrl } from "../http/client.js";
+import { startServers, type RunningServers } from "../orchestrate/start.js";
+import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { EXIT } from "./exit.js";
+import { formatPairs } from "../collect/accounting.js";
+
+interface AggregateOptions extends CliConfigOptions {
+  inputGlob: string;
+  output: string;
+  allowPartial?: boolean;
+}
+
+export async function evalAggregate(overrides: string[], options: AggregateOptions): Promise<void> {
+  // With a config, the environments run so their own metrics (pass@k, …) are recomputed too.
+  let servers: RunningServers | undefined;
+  let aggregateUrlOf: ((agent: string) => string | undefined) | undefined;
+  if (options.config.length > 0 || options.resourcesServer) {
+    const resolved = await resolveCliConfig(overrides, options, { environmentsOnly: true });
+    servers = await startServers(resolved.instances, { headPort: 0 });
+    const environments = resolved.instances.filter((i) => i.type === "resources_servers").map((i) => i.name);
+    aggregateUrlOf = (agent) => {
+      const env = resolved.agentEnvironments.get(agent) ?? (environments.length === 1 ? environments[0] : undefined);
+      return env ? joinUrl(servers!.urlOf(env), "/aggregate_metrics") : undefined;
+    };
+  }
+  try {
+    const summary = await mergeShards({ inputGlob: options.inputGlob, outputPath: resolvePath(options.output), allowPartial: options.allowPartial, metrics: { aggregateUrlOf } });
+    const { accounting } = summary;
+    process.stdout.write(
+      `merged ${summary.shards.length} shards: ${accounting.succeeded}/${accounting.requested} rollouts succeeded, ${accounting.failed} failed\n` +
+        `rollouts: ${summary.paths.output}\nmetrics:  ${summary.paths.metrics}\n`,
+    );
+    if (summary.incomplete.length > 0) process.stderr.write(`gym: warning: merged ${summary.incomplete.length} incomplete shard(s): ${summary.incomplete.join(", ")}\n`);
+    if (accounting.missing.count > 0 || accounting.duplicated.count > 0) {
+      if (accounting.missing.count > 0) process.stderr.write(`gym: error: ${accounting.missing.count} requested rollouts are missing: (task, rollout) ${formatPairs(accounting.missing)}\n`);
+      if (accounting.duplicated.count > 0) process.stderr.write(`gym: error: ${accounting.duplicated.count} pairs appear in more than one line: ${formatPairs(accounting.duplicated)}\n`);
+      process.exitCode = EXIT.missing;
+    }
+  } finally {
+    await servers?.stop();
+    await closeDispatcher();
+  }
+}
+
+export async function evalProfile(options: { rollouts: string; output?: string; passThreshold?: string }): Promise<void> {
+  const summary = await profileRewards(resolvePath(options.rollouts), {
+    outputPath: options.output ? resolvePath(options.output) : undefined,
+    passThreshold: options.passThreshold === undefined ? undefined : Number(options.passThreshold),
+  });
+  process.stdout.write(
+    `${summary.tasks} tasks, ${summary.rollouts} rollouts, mean reward ${summary.meanReward.toFixed(4)}\n` +
+      `  every rollout passes: ${summary.allPass}\n  none passes:          ${summary.allFail}\n  mixed:                ${summary.mixed}\n` +
+      `profile: ${summary.path}\n`,
+  );
+}
