@@ -15,7 +15,6 @@ export async function buildEnvironmentServer<C, S>(
   instance: InstanceContext<C>,
 ): Promise<FastifyInstance> {
   const app = createServer({ name: instance.name });
-  acceptEmptyJsonBodies(app);
   // One store per instance: two instances of the same environment never share sessions.
   const sessions = new Map<string, S>();
   const contextOf = (request: FastifyRequest): EnvironmentContext<C, S> => ({
@@ -83,19 +82,3 @@ function sendJson(reply: FastifyReply, value: unknown): FastifyReply {
   return reply.type("application/json").send(JSON.stringify(value));
 }
 
-/**
- * Fastify answers 400 to `content-type: application/json` with an empty body; NeMo Gym's tools
- * without arguments accept one. The route's schema then decides (`/verify` still 422s on it).
- */
-function acceptEmptyJsonBodies(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser("error", "ignore");
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    const text = typeof body === "string" ? body : body.toString("utf8");
-    if (text.trim() === "") {
-      done(null, undefined);
-      return;
-    }
-    parseJson(request, text, done);
-  });
-}

@@ -104,8 +104,21 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
     if (payload !== undefined) headers["content-type"] = "application/json";
     const cookie = options.cookies?.header();
     if (cookie) headers.cookie = cookie;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    // One controller and one timer per attempt: AbortSignal.timeout + AbortSignal.any cost several
+    // times more, and this runs for every hop of every rollout.
+    const controller = new AbortController();
+    const timeout = { aborted: false };
+    const timer = setTimeout(() => {
+      timeout.aborted = true;
+      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const forward = () => controller.abort(options.signal!.reason);
+    if (options.signal) {
+      if (options.signal.aborted) forward();
+      else options.signal.addEventListener("abort", forward, { once: true });
+    }
+    const signal = controller.signal;
+    try {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {
@@ -139,6 +152,10 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
       continue;
     }
     return result;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", forward);
+    }
   }
   throw lastError ?? new CallError(`${url}: no attempt made`, url, "connection");
 }

@@ -10,7 +10,11 @@ export function parseCookies(header: string | undefined): Record<string, string>
   return out;
 }
 
+const PLAIN = /^[A-Za-z0-9._-]*$/;
+
 export function sessionCookie(name: string, value: string): string {
+  // Session ids are uuids: nothing to encode, and this runs on every response.
+  if (PLAIN.test(value)) return `${name}=${value}; Path=/; HttpOnly; SameSite=Lax`;
   return serialize(name, value, { path: "/", httpOnly: true, sameSite: "lax" });
 }
 

@@ -14,6 +14,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     example_multi_step: () => import("../environments/example_multi_step/index.js"),
     example_session_state_mgmt: () => import("../environments/example_session_state_mgmt/index.js"),
     example_tool_call_multireward: () => import("../environments/example_tool_call_multireward/index.js"),
+    mcqa: () => import("../environments/mcqa/index.js"),
+    instruction_following: () => import("../environments/instruction_following/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),

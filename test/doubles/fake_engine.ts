@@ -44,6 +44,8 @@ export interface FakeEngineOptions {
   /** Delay every reply by this many ms (or a per-request amount), e.g. to exercise timeouts. */
   delayMs?: number | ((path: string, body: Record<string, unknown>) => number);
   port?: number;
+  /** Keep every request in `requests` (default true; benchmarks turn it off to keep memory flat). */
+  recordRequests?: boolean;
   /**
    * Deterministic fault injection for model calls: from `seed`, each request independently answers
    * 500 (`error`), has its connection destroyed (`reset`), or never answers (`hang`).
@@ -203,7 +205,7 @@ export async function startFakeEngine(options: FakeEngineOptions = {}): Promise<
       } catch {
         return send(400, { error: { message: "invalid JSON" } });
       }
-      requests.push({ path, body, headers: req.headers });
+      if (options.recordRequests !== false) requests.push({ path, body, headers: req.headers });
       delay = typeof options.delayMs === "function" ? options.delayMs(path, body) : (options.delayMs ?? 0);
       if (random && options.faults && (path.endsWith("/responses") || path.endsWith("/chat/completions"))) {
         const roll = random();
