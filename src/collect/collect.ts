@@ -9,7 +9,7 @@ import { readLedger, repairTornLine, type Ledger } from "./ledger.js";
 import { pairKey } from "./lines.js";
 import { planRows, writePlan, type RepeatsSpec, type Shard } from "./plan.js";
 import { siblingPaths } from "./paths.js";
-import { computeRunMetrics, type AgentMetricsEntry } from "./run_metrics.js";
+import { computeRunMetrics, type AgentMetricsSummary } from "./run_metrics.js";
 
 export type { Progress } from "./engine.js";
 
@@ -42,7 +42,7 @@ export interface CollectSummary {
   /** Rollouts run by this invocation. */
   ran: { succeeded: number; failed: number };
   stoppedEarly: boolean;
-  metrics: AgentMetricsEntry[];
+  metrics: AgentMetricsSummary[];
   paths: ReturnType<typeof siblingPaths>;
   elapsedMs: number;
 }
@@ -141,8 +141,13 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
   });
 
   const accounting = await accountFor(paths.materialized, await readLedger(paths.output, paths.failures));
-  const metrics = await computeRunMetrics(paths.output, { aggregateUrlOf: options.aggregateUrlOf });
-  writeFileSync(paths.metrics, `${JSON.stringify(metrics, null, 2)}\n`);
+  const computed = await computeRunMetrics(paths.output, { aggregateUrlOf: options.aggregateUrlOf });
+  try {
+    computed.write(paths.metrics);
+  } finally {
+    computed.dispose();
+  }
+  const metrics = computed.summaries;
   const complete = accounting.missing.count === 0 && accounting.duplicated.count === 0;
   if (complete) writeFileSync(paths.done, `${JSON.stringify({ shard: options.shardLabel ?? null, ...accounting }, null, 2)}\n`);
   return {

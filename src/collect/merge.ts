@@ -7,7 +7,7 @@ import { globFiles } from "./glob.js";
 import { readLedger } from "./ledger.js";
 import { pairKey, pairOfLine } from "./lines.js";
 import { siblingPaths } from "./paths.js";
-import { computeRunMetrics, type AgentMetricsEntry, type RunMetricsOptions } from "./run_metrics.js";
+import { computeRunMetrics, type AgentMetricsSummary, type RunMetricsOptions } from "./run_metrics.js";
 import { readAt, scanLines } from "./line_scan.js";
 
 export class MergeError extends Error {
@@ -30,7 +30,7 @@ export interface MergeSummary {
   shards: string[];
   incomplete: string[];
   accounting: Accounting;
-  metrics: AgentMetricsEntry[];
+  metrics: AgentMetricsSummary[];
   paths: ReturnType<typeof siblingPaths>;
 }
 
@@ -78,8 +78,13 @@ export async function mergeShards(options: MergeOptions): Promise<MergeSummary> 
   writeSorted(parts.map((p) => p.materialized), outputPaths.materialized);
   writeSorted(parts.map((p) => p.failures), outputPaths.failures);
   const accounting = await accountFor(outputPaths.materialized, await readLedger(outputPaths.output, outputPaths.failures));
-  const metrics = await computeRunMetrics(outputPaths.output, options.metrics);
-  writeFileSync(outputPaths.metrics, `${JSON.stringify(metrics, null, 2)}\n`);
+  const computed = await computeRunMetrics(outputPaths.output, options.metrics);
+  try {
+    computed.write(outputPaths.metrics);
+  } finally {
+    computed.dispose();
+  }
+  const metrics = computed.summaries;
   if (accounting.missing.count === 0 && accounting.duplicated.count === 0 && incomplete.length === 0) {
     writeFileSync(outputPaths.done, `${JSON.stringify({ merged: shards, ...accounting }, null, 2)}\n`);
   }

@@ -1,23 +1,31 @@
 // Metrics of a finished run, computed from the output file itself (so a resumed run's metrics cover
-// every rollout, not just this process's). One streaming pass keeps only numbers per rollout; the
-// environment's own metrics (pass@k, majority@k, …) come from its `/aggregate_metrics`, called in
-// chunks of whole tasks on compact rows read back in task order from a temporary spool.
+// every rollout, not just this process's), in bounded memory:
+//  1. one streaming pass keeps only numbers per rollout (for the exact overall statistics) and spools a
+//     compact copy of each row (scalars + token usage) to a temporary file with a 24-byte index entry;
+//  2. the spool is read back in task order; per task the default statistics are computed, and, when the
+//     environment is running, its `/aggregate_metrics` is called per chunk of whole tasks (pass@k,
+//     majority@k, … — environment metrics are exact within a chunk, merged across chunks by task weight);
+//  3. per-task results stream to a temporary file and are copied into the metrics file at the end.
 import { closeSync, createReadStream, existsSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { callJson } from "../http/client.js";
-import { AgentMetricsAccumulator, keyMetrics, type AggregateResult } from "../metrics/aggregate.js";
-import { pairKey } from "./lines.js";
+import { aggregateMetrics, keyMetrics, MetricsAccumulator, type AggregateResult } from "../metrics/aggregate.js";
+import { pairKey, pairOf } from "./lines.js";
 
-export interface AgentMetricsEntry extends AggregateResult {
+export interface AgentMetricsSummary {
   agent_ref: { type: string; name: string };
+  agent_metrics: Record<string, number>;
+  key_metrics: Record<string, number>;
+  /** Tasks with group-level metrics (the entries themselves are in the metrics file). */
+  tasks: number;
 }
 
 export interface RunMetricsOptions {
   /** Where to POST `/aggregate_metrics` for an agent (its agent server forwards to the environment). */
   aggregateUrlOf?: (agent: string) => string | undefined;
-  /** Tasks per `/aggregate_metrics` call. Environment metrics are exact within a chunk. */
+  /** Tasks per `/aggregate_metrics` call. */
   chunkTasks?: number;
 }
 
@@ -37,7 +45,7 @@ export function compactRow(row: Record<string, unknown>): Record<string, unknown
   return out;
 }
 
-/** Index of one agent's spooled rows: key, byte offset, byte length — 24 bytes per rollout. */
+/** Index of one agent's spooled rows: key, byte offset, byte length — 20 bytes per rollout. */
 class SpoolIndex {
   keys = new Float64Array(1024);
   offsets = new Float64Array(1024);
@@ -70,16 +78,50 @@ class SpoolIndex {
 }
 
 interface AgentState {
-  accumulator: AgentMetricsAccumulator;
+  name: string;
+  overall: MetricsAccumulator;
   spoolPath: string;
   spoolFd: number;
   spoolBytes: number;
   index: SpoolIndex;
+  groupsPath: string;
 }
 
-export async function computeRunMetrics(outputPath: string, options: RunMetricsOptions = {}): Promise<AgentMetricsEntry[]> {
+export interface RunMetrics {
+  summaries: AgentMetricsSummary[];
+  /** Writes `<stem>_aggregate_metrics.json` (the list of `{agent_ref, agent_metrics, key_metrics, group_level_metrics}`). */
+  write(path: string): void;
+  /** Removes the temporary files. */
+  dispose(): void;
+}
+
+/** Streams the rows of one agent's spool in task order, grouped by task. */
+function* tasksInOrder(state: AgentState): Generator<{ task: number; rows: Array<Record<string, unknown>> }> {
+  const fd = openSync(state.spoolPath, "r");
+  try {
+    const order = state.index.order();
+    let current: { task: number; rows: Array<Record<string, unknown>> } | undefined;
+    for (const at of order) {
+      const [task] = pairOf(state.index.keys[at]!);
+      if (current && current.task !== task) {
+        yield current;
+        current = undefined;
+      }
+      current ??= { task, rows: [] };
+      const buffer = Buffer.alloc(state.index.lengths[at]!);
+      readSync(fd, buffer, 0, buffer.length, state.index.offsets[at]!);
+      current.rows.push(JSON.parse(buffer.toString("utf8")) as Record<string, unknown>);
+    }
+    if (current) yield current;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export async function computeRunMetrics(outputPath: string, options: RunMetricsOptions = {}): Promise<RunMetrics> {
   const dir = mkdtempSync(join(tmpdir(), "gym-metrics-"));
   const agents = new Map<string, AgentState>();
+  const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
     if (existsSync(outputPath)) {
       const reader = createInterface({ input: createReadStream(outputPath, { encoding: "utf8" }), crlfDelay: Infinity });
@@ -91,91 +133,106 @@ export async function computeRunMetrics(outputPath: string, options: RunMetricsO
         } catch {
           continue; // accounted (and reported) by the ledger; metrics read what is readable
         }
-        const agent = (row.agent_ref as { name?: string } | undefined)?.name ?? "unknown";
-        let state = agents.get(agent);
+        const name = (row.agent_ref as { name?: string } | undefined)?.name ?? "unknown";
+        let state = agents.get(name);
         if (!state) {
-          const spoolPath = join(dir, `${agents.size}.jsonl`);
-          state = { accumulator: new AgentMetricsAccumulator(), spoolPath, spoolFd: openSync(spoolPath, "w"), spoolBytes: 0, index: new SpoolIndex() };
-          agents.set(agent, state);
+          const n = agents.size;
+          const spoolPath = join(dir, `${n}.spool.jsonl`);
+          state = { name, overall: new MetricsAccumulator(), spoolPath, spoolFd: openSync(spoolPath, "w"), spoolBytes: 0, index: new SpoolIndex(), groupsPath: join(dir, `${n}.groups.jsonl`) };
+          agents.set(name, state);
         }
-        state.accumulator.add(row);
+        state.overall.add(row);
         const compact = Buffer.from(JSON.stringify(compactRow(row)));
         writeSync(state.spoolFd, compact);
         state.index.push(pairKey(Number(row._ng_task_index), Number(row._ng_rollout_index)), state.spoolBytes, compact.length);
         state.spoolBytes += compact.length;
       }
     }
-    const entries: AgentMetricsEntry[] = [];
-    for (const [agent, state] of agents) {
+    const summaries: AgentMetricsSummary[] = [];
+    for (const state of agents.values()) {
       closeSync(state.spoolFd);
-      state.spoolFd = -1;
-      const exact = state.accumulator.result();
-      const url = options.aggregateUrlOf?.(agent);
-      const env = url ? await environmentMetrics(url, state.spoolPath, state.index, options.chunkTasks ?? 10_000) : undefined;
-      entries.push({
-        agent_ref: { type: "responses_api_agents", name: agent },
-        agent_metrics: { ...exact.agent_metrics, ...(env?.agentMetrics ?? {}) },
-        key_metrics: env?.keyMetricNames
-          ? Object.fromEntries(env.keyMetricNames.map((k) => [k, exact.agent_metrics[k] ?? env.agentMetrics[k]]).filter(([, v]) => v !== undefined))
-          : keyMetrics(exact.agent_metrics),
-        group_level_metrics: env?.groupLevel ?? exact.group_level_metrics,
-      });
+      summaries.push(await summarizeAgent(state, options));
     }
-    return entries;
-  } finally {
-    for (const state of agents.values()) if (state.spoolFd >= 0) closeSync(state.spoolFd);
-    rmSync(dir, { recursive: true, force: true });
+    return {
+      summaries,
+      write: (path) => writeMetricsFile(path, summaries, [...agents.values()].map((s) => s.groupsPath)),
+      dispose,
+    };
+  } catch (error) {
+    dispose();
+    throw error;
   }
 }
 
-interface EnvironmentMetrics {
-  agentMetrics: Record<string, number>;
-  keyMetricNames?: string[];
-  groupLevel: Array<Record<string, unknown>>;
-}
-
-/** Reads the spool back in task order, calls `/aggregate_metrics` per chunk, merges by task weight. */
-async function environmentMetrics(url: string, spoolPath: string, index: SpoolIndex, chunkTasks: number): Promise<EnvironmentMetrics> {
-  const fd = openSync(spoolPath, "r");
-  const order = index.order();
+async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Promise<AgentMetricsSummary> {
+  const exact = state.overall.summary();
+  const url = options.aggregateUrlOf?.(state.name);
+  const chunkTasks = options.chunkTasks ?? 10_000;
+  const groups = openSync(state.groupsPath, "w");
   const sums = new Map<string, { weighted: number; tasks: number }>();
-  const groupLevel: Array<Record<string, unknown>> = [];
   let keyMetricNames: string[] | undefined;
+  let tasks = 0;
   let chunk: Array<Record<string, unknown>> = [];
-  let tasksInChunk = 0;
-  let lastTask = -1;
+  let chunkTaskCount = 0;
+  const writeGroup = (group: Record<string, unknown>) => {
+    writeSync(groups, `${tasks++ === 0 ? "" : ",\n"}${JSON.stringify(group)}`);
+  };
   const flush = async () => {
     if (chunk.length === 0) return;
-    const result = await callJson<Partial<AggregateResult>>(url, { body: { verify_responses: chunk } });
+    const result = await callJson<Partial<AggregateResult>>(url!, { body: { verify_responses: chunk } });
     for (const [key, value] of Object.entries(result.agent_metrics ?? {})) {
       if (DEFAULT_STAT.test(key) || typeof value !== "number" || !Number.isFinite(value)) continue;
       const s = sums.get(key) ?? { weighted: 0, tasks: 0 };
-      s.weighted += value * tasksInChunk;
-      s.tasks += tasksInChunk;
+      s.weighted += value * chunkTaskCount;
+      s.tasks += chunkTaskCount;
       sums.set(key, s);
     }
     keyMetricNames ??= Object.keys(result.key_metrics ?? {});
-    groupLevel.push(...(result.group_level_metrics ?? []));
+    for (const group of result.group_level_metrics ?? []) writeGroup(group as Record<string, unknown>);
     chunk = [];
-    tasksInChunk = 0;
+    chunkTaskCount = 0;
   };
   try {
-    for (let i = 0; i < order.length; i++) {
-      const at = order[i]!;
-      const task = Math.floor(index.keys[at]! / 2 ** 21);
-      if (task !== lastTask) {
-        if (tasksInChunk >= chunkTasks) await flush();
-        tasksInChunk++;
-        lastTask = task;
+    for (const { task, rows } of tasksInOrder(state)) {
+      if (url) {
+        if (chunkTaskCount >= chunkTasks) await flush();
+        chunk.push(...rows);
+        chunkTaskCount++;
+      } else {
+        writeGroup({ _ng_task_index: task, num_rollouts: rows.length, ...aggregateMetrics(rows).agent_metrics });
       }
-      const buffer = Buffer.alloc(index.lengths[at]!);
-      readSync(fd, buffer, 0, buffer.length, index.offsets[at]!);
-      chunk.push(JSON.parse(buffer.toString("utf8")) as Record<string, unknown>);
     }
-    await flush();
+    if (url) await flush();
   } finally {
-    closeSync(fd);
+    closeSync(groups);
   }
-  const agentMetrics = Object.fromEntries([...sums].map(([k, s]) => [k, s.weighted / s.tasks]));
-  return { agentMetrics, keyMetricNames, groupLevel };
+  const envMetrics = Object.fromEntries([...sums].map(([k, s]) => [k, s.weighted / s.tasks]));
+  const agent_metrics = { ...exact, ...envMetrics };
+  const key_metrics = keyMetricNames
+    ? Object.fromEntries(keyMetricNames.map((k) => [k, agent_metrics[k]]).filter(([, v]) => v !== undefined))
+    : keyMetrics(exact);
+  return { agent_ref: { type: "responses_api_agents", name: state.name }, agent_metrics, key_metrics: key_metrics as Record<string, number>, tasks };
+}
+
+/** Streams the metrics JSON: small summaries in memory, per-task entries copied from their temp files. */
+function writeMetricsFile(path: string, summaries: AgentMetricsSummary[], groupFiles: string[]): void {
+  const out = openSync(path, "w");
+  try {
+    writeSync(out, "[");
+    summaries.forEach((summary, i) => {
+      const head = JSON.stringify({ agent_ref: summary.agent_ref, agent_metrics: summary.agent_metrics, key_metrics: summary.key_metrics }, null, 2);
+      writeSync(out, `${i === 0 ? "\n" : ",\n"}${head.slice(0, -2)},\n  "group_level_metrics": [\n`);
+      const fd = openSync(groupFiles[i]!, "r");
+      try {
+        const buffer = Buffer.alloc(1 << 20);
+        for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) writeSync(out, buffer.subarray(0, n));
+      } finally {
+        closeSync(fd);
+      }
+      writeSync(out, "\n  ]\n}");
+    });
+    writeSync(out, summaries.length ? "\n]\n" : "]\n");
+  } finally {
+    closeSync(out);
+  }
 }
