@@ -1,0 +1,491 @@
+// Every instruction checker, table-driven: the examples the NeMo Gym spec gives for them
+// (nemo-gym-examples/README.md §8) and at least twenty cases of our own per family. Expected
+// verdicts are worked out from the reference code's rules; the language ones were checked against
+// Python's langdetect 1.0.9 with seed 0.
+import { describe, expect, it } from "vitest";
+import { followsInstruction } from "../src/verifiers/ifeval/evaluate.js";
+import { INSTRUCTIONS } from "../src/verifiers/ifeval/registry.js";
+
+type Case = [id: string, kwargs: Record<string, unknown> | null, text: string, expected: boolean];
+
+function table(family: string, cases: Case[]) {
+  describe(family, () => {
+    it(`has at least 20 cases`, () => expect(cases.length).toBeGreaterThanOrEqual(20));
+    for (const [id, kwargs, text, expected] of cases) {
+      it(`${id} ${JSON.stringify(kwargs)} on ${JSON.stringify(text).slice(0, 60)} → ${expected}`, () => {
+        expect(followsInstruction(id, kwargs, text)).toBe(expected);
+      });
+    }
+  });
+}
+
+const SPEC_IDS = [
+  "keywords:existence", "keywords:frequency", "keywords:forbidden_words", "keywords:letter_frequency",
+  "language:response_language", "length_constraints:number_sentences", "length_constraints:number_paragraphs",
+  "length_constraints:number_words", "length_constraints:nth_paragraph_first_word", "detectable_content:number_placeholders",
+  "detectable_content:postscript", "detectable_format:number_bullet_lists", "detectable_format:constrained_response",
+  "detectable_format:number_highlighted_sections", "detectable_format:multiple_sections", "detectable_format:json_format",
+  "detectable_format:title", "combination:two_responses", "combination:repeat_prompt", "startend:end_checker",
+  "startend:quotation", "change_case:capital_word_frequency", "change_case:english_capital", "change_case:english_lowercase",
+  "punctuation:no_comma", "punctuation:punctuation_dot", "punctuation:punctuation_exclamation", "copy:repeat_phrase",
+  "copy:copy", "copy:copying_simple", "copy:copying_multiple", "new:copy_span_idx", "detectable_format:sentence_hyphens",
+  "keywords:no_adjacent_consecutive", "detectable_format:square_brackets", "keywords:word_once",
+  "keywords:word_count_different_numbers", "keywords:exclude_word_harder", "paragraphs:paragraphs", "paragraphs:paragraphs2",
+  "first_word:first_word_sent", "first_word:first_word_answer", "last_word:last_word_sent", "last_word:last_word_answer",
+  "detectable_format:bigram_wrapping", "count:lowercase_counting", "letters:letter_counting", "letters:letter_counting2",
+  "count:counting_composition", "count:count_unique", "count:count_increment_word", "keywords:palindrome",
+  "keywords:keyword_specific_position", "keywords:start_end",
+];
+
+describe("registry", () => {
+  it("has a checker for every instruction id the spec lists, and no other", () => {
+    expect(Object.keys(INSTRUCTIONS).sort()).toEqual([...SPEC_IDS].sort());
+  });
+  it("an unknown id, an unexpected kwarg, a missing kwarg or a bad relation is 'not followed'", () => {
+    expect(followsInstruction("keywords:nonexistent", {}, "x")).toBe(false);
+    expect(followsInstruction("punctuation:no_comma", { extra: 1 }, "x")).toBe(false);
+    expect(followsInstruction("length_constraints:number_words", { num_words: 3 }, "a b")).toBe(false);
+    expect(followsInstruction("length_constraints:number_words", { num_words: 3, relation: "at most" }, "a b")).toBe(false);
+  });
+  it("drops null-valued kwargs and treats null kwargs as none", () => {
+    expect(followsInstruction("punctuation:no_comma", { relation: null, num_words: null }, "x")).toBe(true);
+    expect(followsInstruction("detectable_format:title", null, "<<T>>")).toBe(true);
+  });
+});
+
+table("spec examples", [
+  ["detectable_format:title", null, "<<My Title>>\n\nThis is my answer.", true],
+  ["detectable_format:title", null, "My Title\n\nThis is my answer.", false],
+  ["length_constraints:number_words", { num_words: 6, relation: "at least" }, "This response has exactly six words.", true],
+  ["length_constraints:number_words", { num_words: 2, relation: "less than" }, "don't", false],
+  ["punctuation:no_comma", {}, "Hello, world", false],
+  ["count:lowercase_counting", { N: 3 }, "It's a dog", true],
+  ["count:lowercase_counting", { N: 2 }, "It's a dog", false],
+  ["detectable_format:number_bullet_lists", { num_bullets: 3 }, "* one\n* two\n---", true],
+  ["keywords:forbidden_words", { forbidden_words: ["inevitable", "part"] }, "This is partial.", true],
+  ["keywords:forbidden_words", { forbidden_words: ["inevitable", "part"] }, "This is part of it.", false],
+  ["first_word:first_word_sent", { first_word: "hi" }, "Hi!! x.", false],
+  ["first_word:first_word_sent", { first_word: "hi" }, "", true],
+  ["last_word:last_word_answer", { last_word: "x" }, "", false],
+  ["detectable_format:number_bullet_lists", { num_bullets: 5 }, "* a\n* b\n- c\n- d\n* e", true],
+  ["detectable_content:number_placeholders", { num_placeholders: 4 }, "[a] [b] [c] [d]", true],
+  ["letters:letter_counting", { N: 3, relation: "at least" }, "Yes", true],
+  ["length_constraints:number_sentences", { num_sentences: 17, relation: "at least" }, "One. Two. Three.", false],
+  ["paragraphs:paragraphs", {}, "First.\n***\nSecond.", true],
+  ["length_constraints:number_paragraphs", { num_paragraphs: 2 }, "A\n***\n\n***\nB", false],
+  ["length_constraints:nth_paragraph_first_word", { num_paragraphs: 2, nth_paragraph: 2, first_word: "crash" }, "Intro.\n\n\"Crash, it went.\"", true],
+]);
+
+table("keywords", [
+  ["keywords:existence", { keywords: ["apple", "banana"] }, "I like Apple and bananas", true],
+  ["keywords:existence", { keywords: ["apple", "kiwi"] }, "I like apple", false],
+  ["keywords:existence", { keywords: ["c++"] }, "I write c++", false],
+  ["keywords:frequency", { keyword: "cat", frequency: 2, relation: "at least" }, "cat Cat concatenate", true],
+  ["keywords:frequency", { keyword: "cat", frequency: 3, relation: "less than" }, "cat Cat concatenate", false],
+  ["keywords:frequency", { keyword: " dog ", frequency: 1, relation: "at least" }, "hotdog", true],
+  ["keywords:frequency", { keyword: "dog", frequency: 1, relation: "more than" }, "dog", false],
+  ["keywords:frequency", { keyword: "dog", frequency: 1 }, "dog", false],
+  ["keywords:forbidden_words", { forbidden_words: ["part"] }, "a part-time job", false],
+  ["keywords:forbidden_words", { forbidden_words: ["naïve"] }, "NAÏVE", false],
+  ["keywords:letter_frequency", { letter: "a", let_frequency: 3, let_relation: "at least" }, "A banana", true],
+  ["keywords:letter_frequency", { letter: "A", let_frequency: 4, let_relation: "less than" }, "A banana", false],
+  ["keywords:letter_frequency", { letter: "ab", let_frequency: 1, let_relation: "at least" }, "ab", false],
+  ["keywords:word_once", { keyword: "sun" }, "The sun is up.", true],
+  ["keywords:word_once", { keyword: "sun" }, "Sunny sun", false],
+  ["keywords:word_count_different_numbers", { keyword: "run", frequency: 2, relation: "less than" }, "I run.", true],
+  ["keywords:exclude_word_harder", { keyword: "bad" }, "not bad at all", false],
+  ["keywords:exclude_word_harder", { keyword: "bad" }, "bad start", true],
+  ["keywords:exclude_word_harder", { keyword: "bad" }, "it's Bad news", true],
+  ["keywords:no_adjacent_consecutive", {}, "apple banana", false],
+  ["keywords:no_adjacent_consecutive", {}, "apple cherry", true],
+  ["keywords:no_adjacent_consecutive", {}, "Apple Banana", false],
+  ["keywords:no_adjacent_consecutive", {}, "1 2", false],
+  ["keywords:palindrome", {}, "I saw a racecar", true],
+  ["keywords:palindrome", {}, "hello world", false],
+  ["keywords:palindrome", {}, "Level up", false],
+  ["keywords:keyword_specific_position", { keyword: "cat", n: 2, m: 3 }, "I have a dog. The big cat sleeps.", true],
+  ["keywords:keyword_specific_position", { keyword: "Cat", n: 2, m: 3 }, "I have a dog. The big cat sleeps.", false],
+  ["keywords:keyword_specific_position", { keyword: "cat", n: 3, m: 1 }, "I have a dog. The big cat sleeps.", false],
+  ["keywords:start_end", {}, "Hello there, hello", true],
+  ["keywords:start_end", {}, "Hello there, hello.", false],
+  ["keywords:start_end", {}, "Hi", false],
+]);
+
+table("language", [
+  ["language:response_language", { language: "en" }, "This is an English sentence about the weather today.", true],
+  ["language:response_language", { language: "en" }, "Ceci est une phrase en français sur le temps.", false],
+  ["language:response_language", { language: "fr" }, "Ceci est une phrase en français sur le temps.", true],
+  ["language:response_language", { language: "de" }, "Dies ist ein deutscher Satz über das Wetter.", true],
+  ["language:response_language", { language: "es" }, "Esta es una frase en español sobre el clima.", true],
+  ["language:response_language", { language: "it" }, "Questa è una frase italiana sul tempo.", true],
+  ["language:response_language", { language: "ru" }, "Это предложение на русском языке о погоде.", true],
+  ["language:response_language", { language: "ja" }, "これは天気についての日本語の文です。", true],
+  ["language:response_language", { language: "zh-cn" }, "这是一个关于天气的中文句子。", true],
+  ["language:response_language", { language: "ko" }, "이것은 날씨에 관한 한국어 문장입니다.", true],
+  ["language:response_language", { language: "ar" }, "هذه جملة باللغة العربية عن الطقس.", true],
+  ["language:response_language", { language: "hi" }, "यह मौसम के बारे में हिंदी में एक वाक्य है।", true],
+  ["language:response_language", { language: "pt" }, "Este é um texto em português sobre o tempo.", true],
+  ["language:response_language", { language: "nl" }, "Dit is een Nederlandse zin over het weer.", true],
+  ["language:response_language", { language: "tr" }, "Bu hava durumu hakkında Türkçe bir cümledir.", true],
+  ["language:response_language", { language: "sv" }, "Detta är en svensk mening om vädret.", true],
+  ["language:response_language", { language: "el" }, "Αυτή είναι μια ελληνική πρόταση για τον καιρό.", true],
+  ["language:response_language", { language: "vi" }, "Đây là một câu tiếng Việt về thời tiết.", true],
+  ["language:response_language", { language: "en" }, "hello", false],
+  ["language:response_language", { language: "en" }, "12345 67890", true],
+  ["language:response_language", { language: "en" }, "", true],
+  ["language:response_language", { language: "en" }, "https://example.com/path user@example.com", true],
+]);
+
+table("length_constraints", [
+  ["length_constraints:number_sentences", { num_sentences: 2, relation: "at least" }, "One. Two. Three.", true],
+  ["length_constraints:number_sentences", { num_sentences: 3, relation: "less than" }, "One. Two. Three.", false],
+  ["length_constraints:number_sentences", { num_sentences: 1, relation: "at least" }, "", false],
+  ["length_constraints:number_sentences", { num_sentences: 2, relation: "less than" }, "Mr. Smith came. He left.", false],
+  ["length_constraints:number_sentences", { num_sentences: 3, relation: "less than" }, "Mr. Smith came. He left.", true],
+  ["length_constraints:number_sentences", { num_sentences: 1, relation: "at least" }, "no punctuation at all", true],
+  ["length_constraints:number_sentences", { num_sentences: 2, relation: "at least" }, "Line one\nLine two", false],
+  ["length_constraints:number_words", { num_words: 6, relation: "less than" }, "This response has exactly six words.", false],
+  ["length_constraints:number_words", { num_words: 3, relation: "less than" }, "don't stop", false],
+  ["length_constraints:number_words", { num_words: 3, relation: "less than" }, "naïve café", true],
+  ["length_constraints:number_words", { num_words: 2, relation: "less than" }, "", true],
+  ["length_constraints:number_paragraphs", { num_paragraphs: 2 }, "A\n***\nB", true],
+  ["length_constraints:number_paragraphs", { num_paragraphs: 2 }, "***\nA\n***\nB\n***", true],
+  ["length_constraints:number_paragraphs", { num_paragraphs: 1 }, "single", true],
+  ["length_constraints:number_paragraphs", { num_paragraphs: 2 }, "A * * * B", false],
+  ["length_constraints:nth_paragraph_first_word", { num_paragraphs: 2, nth_paragraph: 2, first_word: "crash" }, "Intro.\n\nCrash! It went.", true],
+  ["length_constraints:nth_paragraph_first_word", { num_paragraphs: 3, nth_paragraph: 2, first_word: "crash" }, "Intro.\n\nCrash! It went.", false],
+  ["length_constraints:nth_paragraph_first_word", { num_paragraphs: 2, nth_paragraph: 3, first_word: "crash" }, "Intro.\n\nCrash! It went.", false],
+  ["length_constraints:nth_paragraph_first_word", { num_paragraphs: 2, nth_paragraph: 1, first_word: "hello" }, "\"Hello,\" she said.\n\nBye.", true],
+  ["length_constraints:nth_paragraph_first_word", { num_paragraphs: 2, nth_paragraph: 1, first_word: "hello" }, "Hello\n\n\n\nWorld", true],
+  ["length_constraints:nth_paragraph_first_word", { num_paragraphs: 2, nth_paragraph: 0, first_word: "world" }, "Hello\n\nWorld", true],
+  ["length_constraints:nth_paragraph_first_word", { num_paragraphs: 2, nth_paragraph: 2, first_word: "Crash" }, "Intro.\n\ncrashing waves", false],
+]);
+
+table("detectable_content", [
+  ["detectable_content:number_placeholders", { num_placeholders: 2 }, "[name] at [address]", true],
+  ["detectable_content:number_placeholders", { num_placeholders: 3 }, "[name] at [address]", false],
+  ["detectable_content:number_placeholders", { num_placeholders: 1 }, "[]", true],
+  ["detectable_content:number_placeholders", { num_placeholders: 2 }, "[a\nb] [c]", false],
+  ["detectable_content:number_placeholders", { num_placeholders: 1 }, "no brackets", false],
+  ["detectable_content:number_placeholders", { num_placeholders: 2 }, "[[nested]]", false],
+  ["detectable_content:number_placeholders", { num_placeholders: 0 }, "", true],
+  ["detectable_content:number_placeholders", { num_placeholders: 2 }, "[a][b]", true],
+  ["detectable_content:number_placeholders", { num_placeholders: 1 }, "(x)", false],
+  ["detectable_content:number_placeholders", { num_placeholders: 1 }, "[ ]", true],
+  ["detectable_content:postscript", { postscript_marker: "P.S." }, "Body\nP.S. thanks", true],
+  ["detectable_content:postscript", { postscript_marker: "P.S." }, "Body\nps thanks", false],
+  ["detectable_content:postscript", { postscript_marker: "P.S." }, "Body\np. s. hi", true],
+  ["detectable_content:postscript", { postscript_marker: "P.P.S" }, "Body\nP.P.S. more", true],
+  ["detectable_content:postscript", { postscript_marker: "P.P.S" }, "Body\nP.S. more", false],
+  ["detectable_content:postscript", { postscript_marker: "Note:" }, "Body\nNOTE: x", true],
+  ["detectable_content:postscript", { postscript_marker: "Note:" }, "Body", false],
+  ["detectable_content:postscript", { postscript_marker: "P.S." }, "see p.s. inline", true],
+  ["detectable_content:postscript", { postscript_marker: " P.S. " }, "P.S. x", true],
+  ["detectable_content:postscript", { postscript_marker: "P.S." }, "", false],
+  ["detectable_content:postscript", { postscript_marker: "(ps" }, "(ps here", false],
+]);
+
+table("detectable_format", [
+  ["detectable_format:number_bullet_lists", { num_bullets: 2 }, "* a\n* b", true],
+  ["detectable_format:number_bullet_lists", { num_bullets: 2 }, "- a\n- b\n---", false],
+  ["detectable_format:number_bullet_lists", { num_bullets: 2 }, "* a\n** b", false],
+  ["detectable_format:number_bullet_lists", { num_bullets: 1 }, "  * indented", true],
+  ["detectable_format:constrained_response", {}, "My answer is yes.", true],
+  ["detectable_format:constrained_response", {}, "My answer is Yes.", false],
+  ["detectable_format:constrained_response", {}, "Well... My answer is maybe. Sure", true],
+  ["detectable_format:number_highlighted_sections", { num_highlights: 2 }, "*one* and **two**", true],
+  ["detectable_format:number_highlighted_sections", { num_highlights: 3 }, "*one* and **two**", false],
+  ["detectable_format:number_highlighted_sections", { num_highlights: 1 }, "* *", false],
+  ["detectable_format:number_highlighted_sections", { num_highlights: 1 }, "*a\nb*", false],
+  ["detectable_format:json_format", {}, '{"a": 1}', true],
+  ["detectable_format:json_format", {}, '```json\n{"a": 1}\n```', true],
+  ["detectable_format:json_format", {}, "{'a': 1}", false],
+  ["detectable_format:json_format", {}, "[1, NaN, -Infinity]", true],
+  ["detectable_format:json_format", {}, "[1NaN]", false],
+  ["detectable_format:json_format", {}, "```JSON\n[1,2]\n```", true],
+  ["detectable_format:json_format", {}, "", false],
+  ["detectable_format:json_format", {}, "```python\n{}\n```", false],
+  ["detectable_format:title", null, "<< >>", false],
+  ["detectable_format:title", null, "<<a\nb>>", false],
+  ["detectable_format:title", null, "<<<x>>>", true],
+  ["detectable_format:multiple_sections", { section_spliter: "Section", num_sections: 2 }, "Section 1\nA\nSection 2\nB", true],
+  ["detectable_format:multiple_sections", { section_spliter: "SECTION", num_sections: 2 }, "Section 1 A Section 2 B", false],
+  ["detectable_format:multiple_sections", { section_spliter: "Section", num_sections: 3 }, "Section 1\nA\nSection 2\nB", false],
+  ["detectable_format:square_brackets", {}, "[Hello] [world]", true],
+  ["detectable_format:square_brackets", {}, "[Hello] world", false],
+  ["detectable_format:bigram_wrapping", {}, "<<I am>> <<at home>>", true],
+  ["detectable_format:bigram_wrapping", {}, "<<I am>> <<at>>", true],
+  ["detectable_format:bigram_wrapping", {}, "I am", false],
+  ["detectable_format:sentence_hyphens", {}, "Hello world.-How are you?", true],
+  ["detectable_format:sentence_hyphens", {}, "Hello world. - How are you?", false],
+  ["detectable_format:sentence_hyphens", {}, "Just one sentence.", true],
+  ["detectable_format:sentence_hyphens", {}, "well-known fact. Another.", false],
+]);
+
+table("combination", [
+  ["combination:two_responses", {}, "A\n******\nB", true],
+  ["combination:two_responses", {}, "A\n******\nA", false],
+  ["combination:two_responses", {}, "A******B******C", false],
+  ["combination:two_responses", {}, "******A******B", true],
+  ["combination:two_responses", {}, "A******B******", true],
+  ["combination:two_responses", {}, "A************B", false],
+  ["combination:two_responses", {}, "A *** B", false],
+  ["combination:two_responses", {}, "", false],
+  ["combination:two_responses", {}, " A ****** A ", false],
+  ["combination:two_responses", {}, "A\n******\n\nB\n", true],
+  ["combination:repeat_prompt", { prompt_to_repeat: "Write a poem." }, "Write a poem. Here it is...", true],
+  ["combination:repeat_prompt", { prompt_to_repeat: "Write a poem." }, "write a POEM. ok", true],
+  ["combination:repeat_prompt", { prompt_to_repeat: "Write a poem." }, "Here: Write a poem.", false],
+  ["combination:repeat_prompt", { prompt_to_repeat: "  Write a poem.  " }, "Write a poem.", true],
+  ["combination:repeat_prompt", { prompt_to_repeat: "" }, "anything", false],
+  ["combination:repeat_prompt", {}, "anything", false],
+  ["combination:repeat_prompt", { prompt_to_repeat: "Write a poem." }, "   Write a poem. more", true],
+  ["combination:repeat_prompt", { prompt_to_repeat: "Write a poem." }, "Write a poem", false],
+  ["combination:repeat_prompt", { prompt_to_repeat: "x", foo: 1 }, "x", false],
+  ["combination:repeat_prompt", { prompt_to_repeat: "Ünïcode" }, "ünïcode rest", true],
+]);
+
+table("startend", [
+  ["startend:end_checker", { end_phrase: "Is there anything else I can help with?" }, "Done. Is there anything else I can help with?", true],
+  ["startend:end_checker", { end_phrase: "Is there anything else I can help with?" }, '"Is there anything else I can help with?"', true],
+  ["startend:end_checker", { end_phrase: "Is there anything else I can help with?" }, "is there anything else i can help with?", true],
+  ["startend:end_checker", { end_phrase: "Is there anything else I can help with?" }, "Is there anything else I can help with?.", false],
+  ["startend:end_checker", { end_phrase: " Bye " }, "Good bye", true],
+  ["startend:end_checker", { end_phrase: "bye" }, "Bye now", false],
+  ["startend:end_checker", { end_phrase: "bye" }, "", false],
+  ["startend:end_checker", { end_phrase: "bye" }, "bye\n\n", true],
+  ["startend:quotation", {}, '"Hello"', true],
+  ["startend:quotation", {}, '"', false],
+  ["startend:quotation", {}, '""', true],
+  ["startend:quotation", {}, ' "x" ', true],
+  ["startend:quotation", {}, "“x”", false],
+  ["startend:quotation", {}, '"x', false],
+  ["startend:quotation", {}, 'x"', false],
+  ["startend:quotation", {}, "'x'", false],
+  ["startend:quotation", {}, '"a" and "b"', true],
+  ["startend:quotation", {}, "", false],
+  ["startend:quotation", {}, '"multi\nline"', true],
+  ["startend:quotation", {}, '"😀"', true],
+]);
+
+table("change_case", [
+  ["change_case:english_capital", {}, "THIS IS ALL UPPER CASE ENGLISH TEXT FOR TESTING.", true],
+  ["change_case:english_capital", {}, "This is not all upper.", false],
+  ["change_case:english_capital", {}, "12345", false],
+  // langdetect skips n-grams inside all-capital words, so capitals are judged on little evidence.
+  ["change_case:english_capital", {}, "CECI EST UNE PHRASE EN FRANÇAIS SUR LE TEMPS.", true],
+  ["change_case:english_capital", {}, "MY ANSWER IS YES.", false],
+  ["change_case:english_capital", {}, "HELLO", false],
+  ["change_case:english_capital", {}, "THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG.", true],
+  ["change_case:english_lowercase", {}, "this is all lower case english text for testing.", true],
+  ["change_case:english_lowercase", {}, "this is Not lower", false],
+  ["change_case:english_lowercase", {}, "ceci est une phrase en français sur le temps.", false],
+  ["change_case:english_lowercase", {}, "!!!", false],
+  ["change_case:english_lowercase", {}, "hello", false],
+  ["change_case:english_lowercase", {}, "i am fine", false],
+  ["change_case:english_lowercase", {}, "good morning everyone, today we discuss the weather and the news.", true],
+  ["change_case:capital_word_frequency", { capital_frequency: 2, capital_relation: "at least" }, "NASA and the FBI met", true],
+  ["change_case:capital_word_frequency", { capital_frequency: 3, capital_relation: "less than" }, "NASA and the FBI met", true],
+  ["change_case:capital_word_frequency", { capital_frequency: 2, capital_relation: "less than" }, "NASA and the FBI met", false],
+  ["change_case:capital_word_frequency", { capital_frequency: 1, capital_relation: "at least" }, "I am here", true],
+  ["change_case:capital_word_frequency", { capital_frequency: 1, capital_relation: "at least" }, "don't", false],
+  ["change_case:capital_word_frequency", { capital_frequency: 1, capital_relation: "at least" }, "U.S. policy", true],
+  ["change_case:capital_word_frequency", { capital_frequency: 1, capital_relation: "at least" }, "", false],
+  ["change_case:capital_word_frequency", { capital_frequency: 0, capital_relation: "less than" }, "anything", false],
+  ["change_case:capital_word_frequency", { capital_frequency: 1, capital_relation: "most" }, "A", false],
+  ["change_case:capital_word_frequency", { capital_frequency: 2, capital_relation: "at least" }, "HELLO-WORLD TEST", true],
+]);
+
+table("punctuation", [
+  ["punctuation:no_comma", {}, "a, b", false],
+  ["punctuation:no_comma", {}, "a b", true],
+  ["punctuation:no_comma", {}, "a，b", true],
+  ["punctuation:no_comma", {}, "", true],
+  ["punctuation:no_comma", {}, "1,000", false],
+  ["punctuation:no_comma", {}, "a\n,b", false],
+  ["punctuation:no_comma", {}, ",,", false],
+  ["punctuation:punctuation_dot", {}, "Hi.", false],
+  ["punctuation:punctuation_dot", {}, "Hi", true],
+  ["punctuation:punctuation_dot", {}, "3.14", false],
+  ["punctuation:punctuation_dot", {}, "…", true],
+  ["punctuation:punctuation_dot", {}, "", true],
+  ["punctuation:punctuation_dot", {}, "a.b", false],
+  ["punctuation:punctuation_dot", {}, "!", true],
+  ["punctuation:punctuation_exclamation", {}, "Hi!", false],
+  ["punctuation:punctuation_exclamation", {}, "Hi", true],
+  ["punctuation:punctuation_exclamation", {}, "¡Hola", true],
+  ["punctuation:punctuation_exclamation", {}, "a != b", false],
+  ["punctuation:punctuation_exclamation", {}, "", true],
+  ["punctuation:punctuation_exclamation", {}, "wow！", true],
+]);
+
+const FOX = { phrase: "The quick brown fox", small_n: 2 };
+table("copy", [
+  ["copy:copy", { prompt_to_repeat: "Say hi." }, "Say hi.", true],
+  ["copy:copy", { prompt_to_repeat: "Say hi." }, " say HI. ", true],
+  ["copy:copy", { prompt_to_repeat: "Say hi." }, "Say hi. Hi!", false],
+  ["copy:copy", {}, "Say hi.", false],
+  ["copy:copying_simple", { prompt_to_repeat: "Say hi." }, "Say hi.", true],
+  ["copy:copying_simple", { prompt_to_repeat: "Say hi." }, "Say hi", false],
+  ["copy:copying_multiple", { prompt_to_repeat: "Say hi.", N: 2 }, "Say hi.\n******\nSay hi.", true],
+  ["copy:copying_multiple", { prompt_to_repeat: "Say hi.", N: 3 }, "Say hi.\n******\nSay hi.", false],
+  ["copy:copying_multiple", { prompt_to_repeat: "Say hi.", N: 2 }, "Say hi.******say HI.", true],
+  ["copy:copying_multiple", { prompt_to_repeat: "Say hi.", N: 2 }, "Say hi.******Say hello.", false],
+  ["copy:copying_multiple", { prompt_to_repeat: "Say hi.", N: 1 }, "Say hi.", true],
+  ["copy:copying_multiple", { prompt_to_repeat: "Say hi.", N: 2 }, "Say hi.******", false],
+  ["copy:repeat_phrase", FOX, "The quick red fox and The slow brown fox", true],
+  ["copy:repeat_phrase", FOX, "The quick brown fox and The quick brown fox", false],
+  ["copy:repeat_phrase", { ...FOX, small_n: 3 }, "The quick red fox and The slow brown fox", false],
+  ["copy:repeat_phrase", FOX, "The very quick red fox and The slow brown fox", false],
+  ["copy:repeat_phrase", FOX, "The slow red fox and The quick red fox", false],
+  ["copy:repeat_phrase", { ...FOX, small_n: 0 }, "nothing here", false],
+  ["copy:repeat_phrase", FOX, "the quick red fox and the slow brown fox", false],
+  ["copy:repeat_phrase", { phrase: "A b c", small_n: 1 }, "A x c", true],
+  ["copy:repeat_phrase", { phrase: "A b c", small_n: 1 }, "A b c", false],
+]);
+
+const PANGRAM = "The quick brown fox jumps over the lazy dog.";
+table("new (copy_span_idx)", [
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 4, n_end: 9 }, "quick", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 4, n_end: 9 }, " QUICK ", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 4, n_end: 9 }, "quick brown", false],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 0, n_end: 3 }, "The", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: -4, n_end: -1 }, "dog", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 4, n_end: 100 }, "quick brown fox jumps over the lazy dog.", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 10, n_end: 4 }, "", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 10, n_end: 4 }, " ", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 40, n_end: 44 }, "dog.", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 4.5, n_end: 9 }, "quick", false],
+  ["new:copy_span_idx", { prompt_to_repeat: "😀 hi there", n_start: 0, n_end: 1 }, "😀", true],
+  ["new:copy_span_idx", { prompt_to_repeat: "😀 hi there", n_start: 2, n_end: 4 }, "hi", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 4 }, "quick", false],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 4, n_end: 9, extra: 1 }, "quick", false],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 4, n_end: 9 }, "quick.", false],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 16, n_end: 19 }, "fox", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 4, n_end: 9 }, "Quick", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 0, n_end: 0 }, "x", false],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 35, n_end: 39 }, "lazy", true],
+  ["new:copy_span_idx", { prompt_to_repeat: PANGRAM, n_start: 10, n_end: 15 }, "brown fox", false],
+]);
+
+table("paragraphs", [
+  ["paragraphs:paragraphs", {}, "A\n***\nB", true],
+  ["paragraphs:paragraphs", {}, "A***B", true],
+  ["paragraphs:paragraphs", {}, "A\n***\nB\n***\nC", false],
+  ["paragraphs:paragraphs", {}, "***\nA\n***\nB", true],
+  ["paragraphs:paragraphs", {}, "A\n***\n***\nB", false],
+  ["paragraphs:paragraphs", {}, "A\n\nB", false],
+  ["paragraphs:paragraphs", {}, "A ****** B", false],
+  ["paragraphs:paragraphs", {}, "", false],
+  ["paragraphs:paragraphs", {}, "A\n***\n   ", false],
+  ["paragraphs:paragraphs", {}, "A\n* * *\nB", false],
+  ["paragraphs:paragraphs2", {}, "A\n\nB", true],
+  ["paragraphs:paragraphs2", {}, "A\n\n\nB", true],
+  ["paragraphs:paragraphs2", {}, "A\n\n\n\nB", false],
+  ["paragraphs:paragraphs2", {}, "A\nB", false],
+  ["paragraphs:paragraphs2", {}, "\n\nA\n\nB", true],
+  ["paragraphs:paragraphs2", {}, "A\n\nB\n\n", true],
+  ["paragraphs:paragraphs2", {}, "A\n\nB\n\nC", false],
+  ["paragraphs:paragraphs2", {}, "A\r\n\r\nB", false],
+  ["paragraphs:paragraphs2", {}, "", false],
+  ["paragraphs:paragraphs2", {}, "A \n\n B", true],
+]);
+
+const REL = { first_word: "relationship" };
+table("first_word", [
+  ["first_word:first_word_sent", REL, "Relationship matters. Relationship is key.", true],
+  ["first_word:first_word_sent", REL, "Relationship matters. It is key.", false],
+  ["first_word:first_word_sent", REL, "", true],
+  ["first_word:first_word_sent", REL, "Relationship matters", true],
+  ["first_word:first_word_sent", REL, "relationship, matters. Relationship!", false],
+  ["first_word:first_word_sent", REL, "Relationship matters!! Relationship.", false],
+  ["first_word:first_word_sent", { first_word: ["relationship"] }, "Relationship x.", true],
+  ["first_word:first_word_sent", REL, "Relationship. Mr. Relationship is here.", false],
+  ["first_word:first_word_sent", REL, "RELATIONSHIP first.\nRelationship second.", true],
+  ["first_word:first_word_sent", REL, "Relationship 3.5 is fine. Relationship is good.", true],
+  ["first_word:first_word_sent", REL, "Relationship 3.5 is fine. Relationship.", false],
+  ["first_word:first_word_answer", { first_word: "hello" }, "Hello world", true],
+  ["first_word:first_word_answer", { first_word: "hello" }, "  hello", true],
+  ["first_word:first_word_answer", { first_word: "hello" }, "Hello, world", false],
+  ["first_word:first_word_answer", { first_word: "hello" }, "", false],
+  ["first_word:first_word_answer", { first_word: "hello" }, "Hi hello", false],
+  ["first_word:first_word_answer", { first_word: "hello" }, "HELLO", true],
+  ["first_word:first_word_answer", { first_word: " Hello " }, "hello", true],
+  ["first_word:first_word_answer", { first_word: ["hello", "x"] }, "hello", true],
+  ["first_word:first_word_answer", {}, "hello", false],
+  ["first_word:first_word_answer", { first_word: "hello", extra: 1 }, "hello", false],
+]);
+
+const CONTEST = { last_word: "contest" };
+const END = { last_word: "end" };
+table("last_word", [
+  ["last_word:last_word_answer", CONTEST, "This is the contest", true],
+  ["last_word:last_word_answer", CONTEST, "... the contest.", true],
+  ["last_word:last_word_answer", CONTEST, "Contest!", true],
+  ["last_word:last_word_answer", CONTEST, "contests", false],
+  ["last_word:last_word_answer", CONTEST, "contest\n\n", true],
+  ["last_word:last_word_answer", CONTEST, "the con-test", true],
+  ["last_word:last_word_answer", CONTEST, "contest)", true],
+  ["last_word:last_word_answer", CONTEST, "contest 1", false],
+  ["last_word:last_word_answer", CONTEST, "**contest**", true],
+  ["last_word:last_word_sent", END, "This is the end. Another end!", true],
+  ["last_word:last_word_sent", END, "This is the end. Not here.", false],
+  ["last_word:last_word_sent", END, "", true],
+  ["last_word:last_word_sent", END, "The end... The end.", true],
+  ["last_word:last_word_sent", END, "It is the END", true],
+  ["last_word:last_word_sent", END, "End? End!", true],
+  ["last_word:last_word_sent", END, "It ends.", false],
+  ["last_word:last_word_sent", END, "the end.\nthe end", true],
+  ["last_word:last_word_sent", END, "Hi!! end.", false],
+  ["last_word:last_word_sent", END, "end_", false],
+  ["last_word:last_word_sent", { last_word: "fin" }, "C'est la fin.", true],
+]);
+
+table("count", [
+  ["count:lowercase_counting", { N: 3 }, "one two three four", false],
+  ["count:lowercase_counting", { N: 1 }, "ONE Two three", true],
+  ["count:lowercase_counting", { N: 2 }, "café au lait", true],
+  ["count:lowercase_counting", { N: 0 }, "", true],
+  ["count:counting_composition", { n_sent: 1, n_words: 4 }, "I am here.\n***\nYou are there.\n***\nWe are everywhere.", true],
+  ["count:counting_composition", { n_sent: 1, n_words: 3 }, "I am here.\n***\nYou are there.\n***\nWe are everywhere.", false],
+  ["count:counting_composition", { n_sent: 1, n_words: 4 }, "I am here.\n***\nYou are there.", false],
+  ["count:counting_composition", { n_sent: 1, n_words: 4 }, "***\nI am here.\n***\nYou are there.\n***\nWe are everywhere.", false],
+  ["count:counting_composition", { n_sent: 2, n_words: 4 }, "I am here. You are there.\n***\nCats are cute. Dogs are loyal.\n***\nBirds can fly. Fish can swim.", true],
+  ["count:counting_composition", { n_sent: 2, n_words: 4 }, "I am here. You are there.\n***\nA b c. D e f.\n***\nBirds can fly. Fish can swim.", false],
+  ["count:counting_composition", { n_sent: 1, n_words: 4 }, "I am here.\n***\n\n***\nWe are everywhere.", false],
+  ["count:count_unique", {}, "The cat sat", true],
+  ["count:count_unique", {}, "The cat sat the", true],
+  ["count:count_unique", {}, "The cat. The dog.", false],
+  ["count:count_unique", {}, "", true],
+  ["count:count_unique", {}, "a, b, c", false],
+  ["count:count_increment_word", { keyword1: "apple", keyword2: "pear" }, "apple pear pear", true],
+  ["count:count_increment_word", { keyword1: "apple", keyword2: "pear" }, "apple pear", false],
+  ["count:count_increment_word", { keyword1: "apple", keyword2: "pear" }, "Apple PEAR pear", true],
+  ["count:count_increment_word", { keyword1: "apple", keyword2: "pear" }, "apple apple pear pear", false],
+  ["count:count_increment_word", { keyword1: "apple", keyword2: "pear" }, "pineapple pear pear", true],
+  ["count:count_increment_word", { keyword1: "apple", keyword2: "pear" }, "apple pears pear", true],
+]);
+
+const E2 = { letter: "e", let_frequency: 2, let_relation: "at least" };
+table("letters", [
+  ["letters:letter_counting", { N: 3, relation: "at least" }, "abc", true],
+  ["letters:letter_counting", { N: 3, relation: "at least" }, "ab", false],
+  ["letters:letter_counting", { N: 3, relation: "at least" }, "a1b2c3", true],
+  ["letters:letter_counting", { N: 3, relation: "at least" }, "ééé", false],
+  ["letters:letter_counting", { N: 3, relation: "less than" }, "ab", true],
+  ["letters:letter_counting", { N: 3, relation: "less than" }, "abc", false],
+  ["letters:letter_counting", { N: 3, relation: "about" }, "abc", false],
+  ["letters:letter_counting", { N: 1, relation: "less than" }, "", true],
+  ["letters:letter_counting", { N: 3, relation: "at least" }, "A B C", true],
+  ["letters:letter_counting", { relation: "at least" }, "abc", false],
+  ["letters:letter_counting2", E2, "eel", true],
+  ["letters:letter_counting2", E2, "Eel", true],
+  ["letters:letter_counting2", E2, "el", false],
+  ["letters:letter_counting2", { ...E2, letter: "E" }, "eE", true],
+  ["letters:letter_counting2", { ...E2, let_relation: "less than" }, "e", true],
+  ["letters:letter_counting2", { ...E2, let_relation: "less than" }, "ee", false],
+  ["letters:letter_counting2", { ...E2, letter: "é" }, "éé", false],
+  ["letters:letter_counting2", { ...E2, letter: "1" }, "11", false],
+  ["letters:letter_counting2", { ...E2, letter: "" }, "ee", false],
+  ["letters:letter_counting2", E2, "ÉE", false],
+]);
