@@ -20,6 +20,11 @@ export interface AgentMetricsSummary {
   key_metrics: Record<string, number>;
   /** Tasks with group-level metrics (the entries themselves are in the metrics file). */
   tasks: number;
+  /**
+   * Other keys the environment's `/aggregate_metrics` returned (e.g. `per_sample_aggregate`), kept as
+   * returned when all tasks fit one chunk (they cannot be merged across chunks in general).
+   */
+  extras?: Record<string, unknown>;
 }
 
 export interface RunMetricsOptions {
@@ -171,6 +176,8 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
   const groups = openSync(state.groupsPath, "w");
   const sums = new Map<string, { weighted: number; tasks: number }>();
   let keyMetricNames: string[] | undefined;
+  let extras: Record<string, unknown> | undefined;
+  let chunks = 0;
   let tasks = 0;
   let chunk: Array<Record<string, unknown>> = [];
   let chunkTaskCount = 0;
@@ -188,6 +195,8 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
       sums.set(key, s);
     }
     keyMetricNames ??= Object.keys(result.key_metrics ?? {});
+    const { agent_metrics: _a, key_metrics: _k, group_level_metrics: _g, ...rest } = result as Record<string, unknown>;
+    extras = chunks++ === 0 && Object.keys(rest).length > 0 ? rest : undefined;
     for (const group of result.group_level_metrics ?? []) writeGroup(group as Record<string, unknown>);
     chunk = [];
     chunkTaskCount = 0;
@@ -211,7 +220,13 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
   const key_metrics = keyMetricNames
     ? Object.fromEntries(keyMetricNames.map((k) => [k, agent_metrics[k]]).filter(([, v]) => v !== undefined))
     : keyMetrics(exact);
-  return { agent_ref: { type: "responses_api_agents", name: state.name }, agent_metrics, key_metrics: key_metrics as Record<string, number>, tasks };
+  return {
+    agent_ref: { type: "responses_api_agents", name: state.name },
+    agent_metrics,
+    key_metrics: key_metrics as Record<string, number>,
+    tasks,
+    ...(extras && chunks === 1 ? { extras } : {}),
+  };
 }
 
 /** Streams the metrics JSON: small summaries in memory, per-task entries copied from their temp files. */
@@ -220,7 +235,7 @@ function writeMetricsFile(path: string, summaries: AgentMetricsSummary[], groupF
   try {
     writeSync(out, "[");
     summaries.forEach((summary, i) => {
-      const head = JSON.stringify({ agent_ref: summary.agent_ref, agent_metrics: summary.agent_metrics, key_metrics: summary.key_metrics }, null, 2);
+      const head = JSON.stringify({ agent_ref: summary.agent_ref, agent_metrics: summary.agent_metrics, key_metrics: summary.key_metrics, ...summary.extras }, null, 2);
       writeSync(out, `${i === 0 ? "\n" : ",\n"}${head.slice(0, -2)},\n  "group_level_metrics": [\n`);
       const fd = openSync(groupFiles[i]!, "r");
       try {
