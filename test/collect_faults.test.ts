@@ -212,3 +212,25 @@ describe("kill -9 of the whole process group mid-run, then --resume", () => {
     expect(successes).toBe(5);
   });
 });
+
+describe("--rollout-timeout", () => {
+  it("fails a rollout past its deadline as a timeout instead of waiting on it", async () => {
+    const slow = await startFakeEngine({ delayMs: 4_000 });
+    try {
+      const input = join(dir, "slow_in.jsonl");
+      writeInput(input, 3);
+      const output = join(dir, "slow_out.jsonl");
+      const started = Date.now();
+      const result = await runGym(["eval", "run", ...modelArgs(slow, 30, 0), "-i", input, "-o", output, "--rollout-timeout", "1", "--max-attempts", "1", "--quiet"], { timeoutMs: 60_000 });
+      expect(result.code).toBe(4);
+      const failures = readLines(output.replace(".jsonl", "_failures.jsonl"));
+      expect(failures).toHaveLength(3);
+      expect(failures.every((f) => f._ng_failure_class === "timeout")).toBe(true);
+      expect(failures[0]!._ng_failure_error).toContain("rollout deadline of 1 s passed");
+      // Three rollouts in parallel, each cut at 1 s: far sooner than the engine's 4 s per call.
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      await slow.close();
+    }
+  });
+});
