@@ -1,16 +1,12 @@
 // `gym eval reverify` re-scores stored rollouts through the environment's real /verify, offline.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { runGym, SHARED_EXAMPLES } from "./helpers/cli.js";
+import { runGym, SHARED_EXAMPLES, readJsonlFile } from "./helpers/cli.js";
 
-const readLines = (path: string) =>
-  readFileSync(path, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>);
+const readLines = readJsonlFile;
 
 let engine: FakeEngine;
 let dir: string;

@@ -4,13 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { runGym, SHARED_EXAMPLES } from "./helpers/cli.js";
+import { runGym, SHARED_EXAMPLES, readJsonlFile } from "./helpers/cli.js";
 
-const readLines = (path: string) =>
-  readFileSync(path, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>);
+const readLines = readJsonlFile;
 
 let engine: FakeEngine;
 let dir: string;

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { GYM, REPO_ROOT, runGym, SHARED_EXAMPLES } from "./helpers/cli.js";
+import { GYM, REPO_ROOT, runGym, SHARED_EXAMPLES, readJsonlFile } from "./helpers/cli.js";
 
 let dir: string;
 beforeAll(() => {
@@ -29,13 +29,7 @@ function writeInput(path: string, tasks: number): void {
   writeFileSync(path, `${lines.join("\n")}\n`);
 }
 
-const readLines = (path: string) =>
-  existsSync(path)
-    ? readFileSync(path, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Record<string, any>)
-    : [];
+const readLines = readJsonlFile;
 
 /** Checks the invariant: exactly one success per pair or, without one, a failure; none missing. */
 function checkOutcomes(output: string, tasks: number, repeats: number): { successes: number; finalFailures: number } {

@@ -1,5 +1,6 @@
 // Runs the built `gym` binary (dist/cli/main.js) the way a user would, capturing its output.
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 
@@ -56,4 +57,13 @@ export function waitForOutput(child: ChildProcess, predicate: (text: string) => 
       reject(new Error(`gym exited (${code}) before the expected output; stdout: ${text}\nstderr: ${errText}`));
     });
   });
+}
+
+/** The JSON objects of a JSONL file (an absent file reads as none). */
+export function readJsonlFile(path: string): Array<Record<string, any>> {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
 }
