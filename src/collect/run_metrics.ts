@@ -188,7 +188,8 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
     if (chunk.length === 0) return;
     const result = await callJson<Partial<AggregateResult>>(url!, { body: { verify_responses: chunk } });
     for (const [key, value] of Object.entries(result.agent_metrics ?? {})) {
-      if (DEFAULT_STAT.test(key) || typeof value !== "number" || !Number.isFinite(value)) continue;
+      // The collector's own statistics are exact over all rollouts: they win over a chunk's.
+      if ((DEFAULT_STAT.test(key) && key in exact) || typeof value !== "number" || !Number.isFinite(value)) continue;
       const s = sums.get(key) ?? { weighted: 0, tasks: 0 };
       s.weighted += value * chunkTaskCount;
       s.tasks += chunkTaskCount;

@@ -114,9 +114,12 @@ export function passAtKMetrics(rows: Array<Record<string, unknown>>, options: Pa
       const eligible = scored.filter((samples) => samples.length >= k);
       metrics[`pass@${k}/${name}`] = pct(
         eligible.map((samples) =>
-          binary
-            ? unbiasedPassAtK(samples.length, samples.filter((s) => s.score === 1).length, k)
-            : Math.max(...samples.slice(0, k).map((s) => s.score)),
+          // NeMo-Skills counts pass@k/no_answer only when *all* of the first k have no answer.
+          name === "no_answer"
+            ? Math.min(...samples.slice(0, k).map((s) => s.score))
+            : binary
+              ? unbiasedPassAtK(samples.length, samples.filter((s) => s.score === 1).length, k)
+              : Math.max(...samples.slice(0, k).map((s) => s.score)),
         ),
       );
       metrics[`pass@1[avg-of-${k}]/${name}`] = pct(eligible.map((samples) => mean(samples.slice(0, k).map((s) => s.score))));

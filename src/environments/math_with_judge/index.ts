@@ -1,0 +1,146 @@
+// math_with_judge: NeMo Gym's math environment. The model's text is checked against the expected
+// answer symbolically (math-verify 0.8.0 as NeMo Gym configures it, in a worker pool with a hard
+// deadline); if that fails and `should_use_judge` is on, an LLM judge is asked whether the two
+// answers are equivalent, twice with the order swapped, and both must say so.
+import { z } from "zod";
+import type { AggregateResult } from "../../metrics/aggregate.js";
+import { highestK, passAtKMetrics } from "../../metrics/pass_at_k.js";
+import type { InstanceContext } from "../../orchestrate/implementation.js";
+import { outputText, ResponsesCreateParams, ServerRef } from "../../protocol/index.js";
+import { callJudge, finalJudgeText, firstLabelIs, JudgeFailure, judgeRequest, type JudgeEvaluation } from "../../verifiers/judge.js";
+import { MathVerifierPool } from "../../verifiers/math/pool.js";
+import { defineEnvironment, type EnvironmentImplementation } from "../define.js";
+import { JUDGE_EQUAL, JUDGE_NOT_EQUAL, JUDGE_SYSTEM_PROMPT, judgeUserPrompt } from "./prompt.js";
+
+const Config = z.strictObject({
+  judge_model_server: ServerRef,
+  judge_responses_create_params: ResponsesCreateParams,
+  /** NeMo Gym's code default is true; the shipped config sets false. */
+  should_use_judge: z.boolean().default(true),
+  library_verifier_timeout_seconds: z.number().positive().default(10.0),
+  library_verifier_max_concurrency: z.number().int().positive().default(32),
+  /** Deadline of one judge call (a Gymkit extension; NeMo Gym uses its client default). */
+  judge_timeout_seconds: z.number().positive().default(600),
+});
+type Config = z.output<typeof Config>;
+
+/** One verifier pool per running instance (keyed by its config object), closed with its server. */
+const pools = new WeakMap<object, MathVerifierPool>();
+
+function poolFor(config: Config): MathVerifierPool {
+  let pool = pools.get(config);
+  if (!pool) {
+    pool = new MathVerifierPool({ size: config.library_verifier_max_concurrency, timeoutMs: config.library_verifier_timeout_seconds * 1000 });
+    pools.set(config, pool);
+  }
+  return pool;
+}
+
+/** Judge calls retry transient failures briefly; past that the rollout is a `judge_failed` failure. */
+const JUDGE_RETRY = { attempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 };
+
+/** `a` vs `b` by the judge: true only if its final text says [[A=B]] first. */
+async function judgeOnce(config: Config, baseUrl: string, question: string, a: string, b: string): Promise<{ equal: boolean; evaluation: JudgeEvaluation }> {
+  const params = judgeRequest(config.judge_responses_create_params, JUDGE_SYSTEM_PROMPT, judgeUserPrompt(question, a, b));
+  const evaluation = await callJudge(params, { baseUrl, timeoutMs: config.judge_timeout_seconds * 1000, retry: JUDGE_RETRY });
+  return { equal: firstLabelIs(finalJudgeText(evaluation.response), JUDGE_EQUAL, JUDGE_NOT_EQUAL), evaluation };
+}
+
+const definition = defineEnvironment({
+  id: "math_with_judge",
+  description: "Math answers checked symbolically (math-verify 0.8.0 as NeMo Gym uses it), with an optional LLM judge.",
+  configSchema: Config,
+  rowFields: {
+    question: z.string(),
+    expected_answer: z.string(),
+  },
+  reverifyMode: "stateless",
+  verify: async (request, ctx) => {
+    const config = ctx.config;
+    const generated = outputText(request.response);
+    const verdict = await poolFor(config).verify(request.expected_answer, generated);
+    const libraryReward = verdict.reward;
+    const extracted = verdict.extracted;
+    if (!config.should_use_judge || libraryReward > 0.5) {
+      return { reward: libraryReward, expected_answer: request.expected_answer, extracted_answer: extracted, library_reward: libraryReward, judge_evaluations: null };
+    }
+    const answer = extracted ? extracted : generated;
+    const evaluations: JudgeEvaluation[] = [];
+    let reward = 0;
+    try {
+      const baseUrl = judgeUrl(config);
+      const first = await judgeOnce(config, baseUrl, request.question, request.expected_answer, answer);
+      evaluations.push(first.evaluation);
+      if (first.equal) {
+        const second = await judgeOnce(config, baseUrl, request.question, answer, request.expected_answer);
+        evaluations.push(second.evaluation);
+        reward = second.equal ? 1.0 : 0.0;
+      }
+    } catch (error) {
+      if (!(error instanceof JudgeFailure)) throw error;
+      // Not a zero: the judge could not be asked. The collector records it as a failure.
+      return { reward: 0.0, _ng_failure_class: "judge_failed", _ng_failure_judge_error: error.describe() };
+    }
+    return { reward, expected_answer: request.expected_answer, extracted_answer: extracted, library_reward: libraryReward, judge_evaluations: evaluations };
+  },
+  aggregateMetrics: (rows, ctx) => mathMetrics(rows, ctx.defaults(rows)),
+});
+
+/** The judge server's URL, resolved per call: `urlOf` lives in the instance context, not verify's. */
+const urlResolvers = new WeakMap<object, (ref: ServerRef) => string>();
+function judgeUrl(config: Config): string {
+  const urlOf = urlResolvers.get(config);
+  if (!urlOf) throw new JudgeFailure("ConfigError", "no judge_model_server URL for this instance");
+  return urlOf(config.judge_model_server);
+}
+
+/**
+ * symbolic_accuracy (every row) and judge_accuracy (rows the judge saw) with pass@k and majority@k
+ * on extracted_answer. Key metrics as NeMo Gym: mean tokens, highest-k pass@1[avg-of-k],
+ * pass@k and majority@k, without no_answer and std statistics.
+ */
+export function mathMetrics(rows: Array<Record<string, unknown>>, defaults: AggregateResult): AggregateResult {
+  const { metrics, per_sample_aggregate } = passAtKMetrics(rows, {
+    scores: (row) => ({
+      symbolic_accuracy: typeof row.library_reward === "number" ? row.library_reward : undefined,
+      judge_accuracy: row.judge_evaluations !== null && row.judge_evaluations !== undefined && typeof row.reward === "number" ? row.reward : undefined,
+    }),
+    answerKey: "extracted_answer",
+  });
+  const agent_metrics = { ...defaults.agent_metrics, ...metrics };
+  const key_metrics: Record<string, number> = {};
+  for (const usage of ["input_tokens", "output_tokens"]) {
+    const value = agent_metrics[`mean/usage/${usage}`] ?? agent_metrics[`mean/${usage}`];
+    if (value !== undefined) key_metrics[`mean/${usage}`] = value;
+  }
+  const avgK = highestK(metrics, "avg");
+  const passK = highestK(metrics, "pass");
+  const majorityK = highestK(metrics, "majority");
+  for (const [key, value] of Object.entries(metrics)) {
+    if (key.includes("no_answer") || key.includes("_across_runs")) continue;
+    if (key.startsWith(`pass@1[avg-of-${avgK}]/`) || key.startsWith(`pass@${passK}/`) || key.startsWith(`majority@${majorityK}/`)) key_metrics[key] = value;
+  }
+  const result: AggregateResult & { per_sample_aggregate: Record<string, number[]> } = {
+    agent_metrics,
+    key_metrics,
+    group_level_metrics: defaults.group_level_metrics,
+    per_sample_aggregate,
+  };
+  return result;
+}
+
+/** The environment, plus the instance lifecycle: the judge URL resolver and the pool's shutdown. */
+const implementation: EnvironmentImplementation<Config> = {
+  ...definition,
+  async build(context: InstanceContext<Config>) {
+    urlResolvers.set(context.config, (ref) => context.urlOf(ref));
+    const app = await definition.build(context);
+    app.addHook("onClose", async () => {
+      await pools.get(context.config)?.close();
+      pools.delete(context.config);
+    });
+    return app;
+  },
+};
+
+export default implementation;

@@ -1,0 +1,182 @@
+// LaTeX normalisation before parsing, after latex2sympy2_extended's `normalize_latex` as math-verify
+// configures it (basic_latex, units, malformed_operators, nits; boxed = "last"). Each step is a
+// plain string rewrite, applied in the same order as there, because later steps rely on earlier ones
+// (e.g. `\dfrac` → `\frac` before the `\frac12` repair, `\mathrm{cm}` → `\text{cm}` before units).
+
+/** Unit and counted-noun words dropped from the end of an answer ("5 cm", "12 students"). */
+const UNIT_WORDS = [
+  "integer", "point", "feet", "foot", "sue", "digit", "pound", "meter", "metre", "mile", "inch", "yard",
+  "centimeter", "centimetre", "millimeter", "millimetre", "kilometer", "kilometre", "cm", "mm", "km", "ft", "yd", "in",
+  "kg", "mg", "gram", "kilogram", "milligram", "lb", "lbs", "oz", "ounce", "ton", "tonne",
+  "liter", "litre", "milliliter", "millilitre", "ml", "gallon", "quart", "pint", "cup",
+  "hour", "hr", "minute", "min", "second", "sec", "day", "week", "month", "year", "yr", "decade", "century",
+  "degree", "deg", "radian", "rad", "dollar", "cent", "euro", "yuan", "yen", "rupee", "rupees", "pence", "penny",
+  "student", "people", "person", "child", "children", "boy", "girl", "man", "men", "woman", "women", "adult", "teacher",
+  "apple", "orange", "banana", "book", "page", "pen", "pencil", "marble", "ball", "candy", "candies", "cookie", "egg",
+  "unit", "square", "sq", "cubic", "mph", "kmph", "kph", "acre", "hectare", "calorie", "kcal", "joule", "watt", "volt",
+  "ampere", "amp", "ohm", "newton", "pascal", "hertz", "hz", "byte", "bit", "kb", "mb", "gb", "tb",
+  "times", "way", "ways", "item", "piece", "box", "bag", "car", "card", "coin", "dog", "cat", "bird", "tree", "flower",
+  "animal", "hand", "toy", "game", "ticket", "seat", "room", "floor", "mark", "vote", "sheep", "cow", "chicken", "fish",
+  "worker", "member", "player", "team", "friend", "customer", "visitor", "guest", "dozen", "bottle", "can", "glass",
+  "slice", "pizza", "cake", "pie", "sandwich", "shirt", "dress", "shoe", "sock", "hat", "stamp", "sticker", "block",
+  "brick", "tile", "step", "lap", "round", "stone", "rock", "shell", "bead", "button", "gift", "present",
+];
+const UNITS_PATTERN = new RegExp(
+  `(\\d|\\}|\\s)\\s*(?:\\\\text\\{\\s*)?(?:${UNIT_WORDS.sort((a, b) => b.length - a.length).join("|")})(?:es|s)?(?:\\^\\{?\\d\\}?)?\\s*\\}?\\s*$`,
+  "i",
+);
+
+/** The content of the `\boxed{…}` (or `\fbox{…}`) starting at `start`, by brace matching. */
+export function boxedAt(text: string, start: number): { content: string; end: number } | undefined {
+  const open = text.indexOf("{", start);
+  if (open < 0) return undefined;
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (c === "{") depth++;
+    else if (c === "}" && --depth === 0) return { content: text.slice(open + 1, i), end: i + 1 };
+  }
+  return undefined;
+}
+
+const BOX = /\\(?:boxed|fbox)\s*\{/g;
+
+/**
+ * "last" boxed mode: the last box, plus the boxes just before it while the gap is short (< 10
+ * chars, or < 70 chars containing and/or/,/;), consecutive duplicates dropped, joined with ",".
+ * So `\boxed{1}, \boxed{2}` → "1,2", `\boxed{1} no no no no no \boxed{2}` → "2". No box: unchanged.
+ */
+export function lastBoxed(text: string): string {
+  const boxes: Array<{ start: number; end: number; content: string }> = [];
+  for (const m of text.matchAll(BOX)) {
+    const box = boxedAt(text, m.index);
+    if (box && (boxes.length === 0 || m.index >= boxes[boxes.length - 1]!.end)) boxes.push({ start: m.index, ...box });
+  }
+  if (boxes.length === 0) return text;
+  const picked = [boxes[boxes.length - 1]!];
+  for (let i = boxes.length - 2; i >= 0; i--) {
+    const box = boxes[i]!;
+    const gap = text.slice(box.end, picked[0]!.start);
+    const joined = gap.length < 10 || (gap.length < 70 && /\band\b|\bor\b|,|;/.test(gap));
+    if (!joined) break;
+    if (box.content.trim() !== picked[0]!.content.trim()) picked.unshift(box);
+  }
+  return picked.map((b) => b.content).join(",");
+}
+
+function basicLatex(text: string): string {
+  let t = text;
+  t = t.replace(/\\mathrm\{d\}/g, "d").replace(/\{\\rm\s+d\}/g, "d");
+  t = t.replace(/\\(?:left|right)\s*\./g, "");
+  t = t.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)(?![a-zA-Z])/g, "");
+  t = t.replace(/\\mathrm\{th\}/g, "").replace(/\^\{?\\text\{th\}\}?/g, "");
+  t = t.replace(/\\!/g, "");
+  t = t.replace(/\\displaystyle/g, "");
+  t = t.replace(/\\\$/g, "").replace(/\$/g, "");
+  t = t.replace(/(?<!\\)["“”]/g, "");
+  t = t.replace(/\\(?:mathrm|mathit|mathbf|mathsf|textbf|textit|textnormal|textrm|mbox)\s*\{/g, "\\text{");
+  t = t.replace(/\\text\{\s*\}/g, "");
+  t = t.replace(/\\[dtc]frac/g, "\\frac");
+  t = t.replace(/ \./g, " 0.").replace(/\{\./g, "{0.");
+  t = t.replace(/\\text\{\s*(?:and|or)\s*\}/g, ",").replace(/\s(?:and|or)\s/g, ",");
+  t = t.replace(/\{,\}/g, ",");
+  t = t.replace(/\\ /g, " ");
+  t = t.replace(/(?<![\\a-zA-Z])inf(?:inity)?(?![a-zA-Z])/g, "\\infty");
+  t = t.replace(/\\ldots/g, "");
+  t = t.replace(/\\?(?<![a-zA-Z])(?:percentage|percent|pct)(?![a-zA-Z])/g, "\\%");
+  t = t.replace(/[\n\t\r]/g, " ");
+  if (!/\\begin\{/.test(t)) t = t.replace(/\\\\(?=[a-zA-Z])/g, "\\");
+  return t;
+}
+
+function units(text: string): string {
+  let t = text.trim();
+  // A trailing \text{...} after some content is a unit or a comment: "5\text{ cm}", "12\text{ apples}^2".
+  const trailing = /^(.*\S)\s*\\text\{[^{}]*\}(?:\^\{?\d\}?)?\s*$/.exec(t);
+  if (trailing && /(?:[\d}\s)a-zA-Z]|\\[,;:! ])$/.test(trailing[1]!)) t = trailing[1]!;
+  for (let i = 0; i < 2; i++) {
+    const m = UNITS_PATTERN.exec(t);
+    if (m) t = (t.slice(0, m.index) + m[1]).trim();
+  }
+  return t;
+}
+
+function nits(text: string): string {
+  let t = text.trim();
+  if (t.startsWith(".")) t = `0${t}`;
+  if (t === "0.5") t = "\\frac{1}{2}";
+  return t;
+}
+
+/** One balanced `{...}` group or a single token starting at `i`; used to repair `\frac12`-style input. */
+function argAt(text: string, i: number): { arg: string; end: number } | undefined {
+  while (text[i] === " ") i++;
+  const c = text[i];
+  if (c === undefined) return undefined;
+  if (c === "{") {
+    let depth = 0;
+    for (let j = i; j < text.length; j++) {
+      if (text[j] === "{") depth++;
+      else if (text[j] === "}" && --depth === 0) return { arg: text.slice(i, j + 1), end: j + 1 };
+    }
+    return undefined;
+  }
+  if (c === "\\") {
+    const m = /^\\[a-zA-Z]+/.exec(text.slice(i));
+    if (m) return { arg: `{${m[0]}}`, end: i + m[0].length };
+  }
+  return { arg: `{${c}}`, end: i + 1 };
+}
+
+/** `\frac12` → `\frac{1}{2}`, `\frac1{2}`, `\frac{1}2`, `\sqrt3` → `\sqrt{3}` (single-token arguments). */
+function fixCommandArgs(text: string, command: "frac" | "sqrt"): string {
+  let out = "";
+  let i = 0;
+  const re = new RegExp(`\\\\${command}(?![a-zA-Z])`, "g");
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    out += text.slice(i, m.index) + m[0];
+    let j = m.index + m[0].length;
+    if (command === "sqrt" && text[j] === "[") {
+      const close = text.indexOf("]", j);
+      if (close < 0) break;
+      out += text.slice(j, close + 1);
+      j = close + 1;
+    }
+    for (let n = 0; n < (command === "frac" ? 2 : 1); n++) {
+      const a = argAt(text, j);
+      if (!a) break;
+      out += a.arg;
+      j = a.end;
+    }
+    i = j;
+    re.lastIndex = j;
+  }
+  return out + text.slice(i);
+}
+
+function malformedOperators(text: string): string {
+  let t = text;
+  t = t.replace(/\^\s?\(([^()]*)\)/g, "^{$1}");
+  t = t.replace(/(?<!\\)sqrt\(([^()]*)\)/g, "\\sqrt{$1}");
+  t = fixCommandArgs(t, "frac");
+  t = fixCommandArgs(t, "sqrt");
+  t = t.replace(/\\log_(\d)\s*(\d+)/g, "\\log_{$1}{$2}");
+  // A whole answer "a/b" of integers is the fraction a/b.
+  const slash = /^\s*(-?\d+)\s*\/\s*(\d+)\s*$/.exec(t);
+  if (slash) t = `\\frac{${slash[1]}}{${slash[2]}}`;
+  return t;
+}
+
+/** The normalisation math-verify applies to every LaTeX answer it extracts. */
+export function normalizeLatex(text: string): string {
+  let t = lastBoxed(text);
+  t = basicLatex(t);
+  t = units(t);
+  t = malformedOperators(t);
+  t = nits(t);
+  return t.trim();
+}
