@@ -120,7 +120,7 @@ export function toChatMessages(params: ResponsesCreateParams, replaceDeveloperRo
   return messages;
 }
 
-function chatTools(tools: ResponsesCreateParams["tools"]): unknown[] | undefined {
+export function chatTools(tools: ResponsesCreateParams["tools"]): unknown[] | undefined {
   if (!tools?.length) return undefined;
   return tools.map((tool, i) => {
     const t = tool as Record<string, any>;

@@ -3,13 +3,16 @@
 import { z } from "zod";
 import { HttpError } from "../http/errors.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ResponseObject, ResponsesCreateParams } from "../protocol/index.js";
+import type { ChatTokenizer } from "../tokens/tokenizer.js";
 import { toChatRequest } from "./chat_request.js";
 import { firstChoice, fromChatCompletion, generationTokens, type TokenInfo } from "./chat_response.js";
 import { isContextLengthError } from "./context_length.js";
 import { Engine, engineError } from "./engine.js";
 import { EngineCallFields, retryPolicy } from "./engine_config.js";
 import { emptyIncompleteResponse, emptyLengthChatCompletion } from "./response_object.js";
-import { buildModelServer, type ModelAdapter } from "./server.js";
+import { buildModelServer, type ModelAdapter, type ModelRequestContext } from "./server.js";
+import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, type TokenTurnConfig } from "./token_turn.js";
 
 export const VLLMModelConfig = z.strictObject({
   /** Base URL including `/v1`; a list spreads rollouts over several engines (sticky per rollout, with failover). */
@@ -24,7 +27,26 @@ export const VLLMModelConfig = z.strictObject({
   chat_template_kwargs: z.record(z.string(), z.unknown()).nullish(),
   /** Merged last into every Chat Completions body (engine-specific sampling knobs). */
   extra_body: z.record(z.string(), z.unknown()).nullish(),
+  /**
+   * On-policy token prompts: render the chat template here, keep the ids earlier calls saw and
+   * sampled, and send token ids to vLLM's `/v1/completions` (see src/tokens/README.md). Implies
+   * return_token_id_information; needs tokenizer_path.
+   */
+  on_policy_prompts: z.boolean().default(false),
+  /** Local Hugging Face model folder with tokenizer.json and tokenizer_config.json (the served model's). */
+  tokenizer_path: z.string().min(1).nullish(),
+  /** The token closing each message of the chat template; default: the tokenizer's eos_token. */
+  end_of_turn_token: z.string().min(1).nullish(),
   ...EngineCallFields,
+}).check((ctx) => {
+  if (ctx.value.on_policy_prompts && !ctx.value.tokenizer_path) {
+    ctx.issues.push({
+      code: "custom",
+      path: ["tokenizer_path"],
+      message: "on_policy_prompts needs tokenizer_path: the local folder of the served model's tokenizer.json and tokenizer_config.json",
+      input: ctx.value.tokenizer_path,
+    });
+  }
 });
 export type VLLMModelConfig = z.infer<typeof VLLMModelConfig>;
 
@@ -35,7 +57,68 @@ function serverRoot(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
-export function vllmAdapter(config: VLLMModelConfig): ModelAdapter {
+/** Ids of the `token_id:N` strings vLLM returns with `return_tokens_as_token_ids`. */
+function idsFromTokenStrings(tokens: unknown, engineUrl: string): number[] {
+  if (!Array.isArray(tokens)) throw new HttpError(502, `engine ${engineUrl} returned no logprobs.tokens; is it vLLM?`);
+  return tokens.map((token) => {
+    const match = /^token_id:(\d+)$/.exec(String(token));
+    if (!match) throw new HttpError(502, `engine ${engineUrl} returned token ${JSON.stringify(token)}, not "token_id:N"; it must honour return_tokens_as_token_ids`);
+    return Number(match[1]);
+  });
+}
+
+/**
+ * A call with an on-policy token prompt through vLLM's Completions API: the prompt is token ids,
+ * so vLLM applies no chat template and no parsers; Gymkit parses the raw completion itself.
+ */
+async function tokenPromptResponse(
+  engine: Engine,
+  config: VLLMModelConfig,
+  turn: TokenTurnConfig,
+  params: ResponsesCreateParams,
+  context: ModelRequestContext,
+): Promise<ResponseObject> {
+  const choiceOfTool = params.tool_choice;
+  if (choiceOfTool !== undefined && choiceOfTool !== null && choiceOfTool !== "auto" && choiceOfTool !== "none") {
+    throw new HttpError(400, `${ID}: tool_choice ${JSON.stringify(choiceOfTool)} cannot be enforced with on_policy_prompts (token-id prompts run no tool parser); use "auto"`);
+  }
+  const prompt = buildTokenPrompt(params, turn);
+  const body: Record<string, unknown> = {
+    model: config.model,
+    prompt: prompt.ids,
+    // null, not absent: vLLM's Completions default is 16 tokens; null means "the rest of the context".
+    max_tokens: params.max_output_tokens ?? null,
+    // Raw logprob of each sampled token only, tokens spelled `token_id:N`, sampled ids returned.
+    logprobs: 0,
+    return_tokens_as_token_ids: true,
+    return_token_ids: true,
+    skip_special_tokens: false,
+  };
+  if (params.temperature != null) body.temperature = params.temperature;
+  if (params.top_p != null) body.top_p = params.top_p;
+  if (params.seed != null) body.seed = params.seed;
+  const reply = await engine.post("/completions", { ...body, ...config.extra_body }, context.rollout, context.signal);
+  if (!reply.ok) {
+    if (isContextLengthError(reply.status, reply.text)) return emptyIncompleteResponse(params, config.model);
+    throw engineError(ID, reply);
+  }
+  const completion = reply.json as Record<string, any>;
+  const choice = completion?.choices?.[0] as Record<string, any> | undefined;
+  if (!choice) throw new HttpError(502, `engine ${reply.url} answered without choices[0]: ${JSON.stringify(completion).slice(0, 300)}`);
+  const generationIds: number[] = Array.isArray(choice.token_ids) ? choice.token_ids : idsFromTokenStrings(choice.logprobs?.tokens, reply.url);
+  const logProbs = choice.logprobs?.token_logprobs;
+  if (!Array.isArray(logProbs)) throw new HttpError(502, `engine ${reply.url} returned no logprobs.token_logprobs; is it vLLM?`);
+  const stopIds = new Set([turn.endOfTurnId]);
+  const eos = turn.tokenizer.eosToken === null ? undefined : turn.tokenizer.tokenId(turn.tokenizer.eosToken);
+  if (eos !== undefined) stopIds.add(eos);
+  return responseFromRawCompletion(
+    params,
+    { promptIds: prompt.ids, generationIds, logProbs: logProbs.map(Number), truncated: choice.finish_reason === "length" },
+    { model: config.model, tokenizer: turn.tokenizer, stopIds, capture: true, parseTools: Boolean(prompt.tools) && choiceOfTool !== "none" },
+  );
+}
+
+export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer): ModelAdapter {
   const engine = new Engine({
     baseUrls: Array.isArray(config.base_url) ? config.base_url : [config.base_url],
     apiKey: config.api_key,
@@ -59,10 +142,24 @@ export function vllmAdapter(config: VLLMModelConfig): ModelAdapter {
     return tokens as number[];
   }
 
+  let turn: TokenTurnConfig | undefined;
+  if (config.on_policy_prompts) {
+    if (!tokenizer) throw new Error(`${ID}: on_policy_prompts needs the tokenizer of tokenizer_path`);
+    turn = {
+      label: ID,
+      tokenizer,
+      endOfTurnId: endOfTurnId(tokenizer, config.end_of_turn_token, ID),
+      onPolicy: true,
+      replaceDeveloperRoleWithSystem: config.replace_developer_role_with_system,
+      chatTemplateKwargs: config.chat_template_kwargs,
+    };
+  }
+
   return {
     models: () => [config.model],
 
     async createResponse(params, context) {
+      if (turn) return tokenPromptResponse(engine, config, turn, params, context);
       const chatBody = toChatRequest(params, {
         model: config.model,
         replaceDeveloperRoleWithSystem: config.replace_developer_role_with_system,
@@ -103,7 +200,9 @@ const implementation: ServerImplementation<VLLMModelConfig> = {
   id: ID,
   configSchema: VLLMModelConfig,
   async build({ name, config }) {
-    return buildModelServer({ name, id: ID, adapter: vllmAdapter(config), recordPath: config.record_path });
+    // Loaded only when needed: the tokenizer library and a 150k vocabulary take ~0.5 s.
+    const tokenizer = config.tokenizer_path ? (await import("../tokens/tokenizer.js")).loadTokenizer(config.tokenizer_path) : undefined;
+    return buildModelServer({ name, id: ID, adapter: vllmAdapter(config, tokenizer), recordPath: config.record_path });
   },
 };
 

@@ -1,0 +1,155 @@
+// One model call on token ids, shared by vllm_model (`on_policy_prompts`, vLLM `/v1/completions`)
+// and local_model (llama.cpp): Responses request → prompt ids (fresh chat-template render, or the
+// on-policy prefix + the new part of it) → engine → raw completion parsed into Responses items,
+// with the token fields on the last one.
+import { HttpError } from "../http/errors.js";
+import type { ResponseObject, ResponsesCreateParams } from "../protocol/index.js";
+import { renderChatTemplate } from "../tokens/chat_template.js";
+import { parseCompletion, templateToolCallFormat, type ParsedCompletion } from "../tokens/parse_completion.js";
+import { callTokensOf, NonContiguousError, onPolicyPromptIds } from "../tokens/prefix.js";
+import type { ChatTokenizer } from "../tokens/tokenizer.js";
+import { chatTools, toChatMessages, type ChatMessage } from "./chat_request.js";
+import { fromChatCompletion, type TokenInfo } from "./chat_response.js";
+import { newId } from "./response_object.js";
+
+export interface TokenTurnConfig {
+  /** Implementation id, for error messages. */
+  label: string;
+  tokenizer: ChatTokenizer;
+  /** The token that closes every message of this chat template. */
+  endOfTurnId: number;
+  /** Keep earlier calls' ids and append only the new part of the render (see src/tokens/prefix.ts). */
+  onPolicy: boolean;
+  replaceDeveloperRoleWithSystem: boolean;
+  chatTemplateKwargs?: Record<string, unknown> | null | undefined;
+}
+
+export interface TokenPrompt {
+  ids: number[];
+  /** Chat Completions tools, as rendered into the prompt. */
+  tools: unknown[] | undefined;
+  /** How many leading ids were carried over from earlier calls (0 on a first call or fresh render). */
+  keptLength: number;
+}
+
+/**
+ * Chat messages as vLLM hands them to a chat template: tool-call arguments parsed into objects, so
+ * templates that `tojson` them render what a vLLM server would (they stay strings if not JSON).
+ */
+function templateMessages(messages: ChatMessage[]): unknown[] {
+  return messages.map((message) => {
+    if (!message.tool_calls) return message;
+    return {
+      ...message,
+      tool_calls: message.tool_calls.map((call) => {
+        let args: unknown = call.function.arguments;
+        try {
+          args = JSON.parse(call.function.arguments);
+        } catch {
+          // Not JSON (a model's malformed call fed back): render it verbatim.
+        }
+        return { ...call, function: { ...call.function, arguments: args } };
+      }),
+    };
+  });
+}
+
+/** Resolves the end-of-turn token id: the configured spelling, else the tokenizer's EOS token. */
+export function endOfTurnId(tokenizer: ChatTokenizer, configured: string | null | undefined, label: string): number {
+  const spelling = configured ?? tokenizer.eosToken;
+  if (!spelling) throw new Error(`${label}: the tokenizer at ${tokenizer.source} names no EOS token; set end_of_turn_token (e.g. "<|im_end|>")`);
+  const id = tokenizer.tokenId(spelling);
+  if (id === undefined) throw new Error(`${label}: end_of_turn_token ${JSON.stringify(spelling)} is not a single token of the tokenizer at ${tokenizer.source}`);
+  return id;
+}
+
+export function buildTokenPrompt(params: ResponsesCreateParams, config: TokenTurnConfig): TokenPrompt {
+  const { tokenizer, label } = config;
+  const tools = chatTools(params.tools);
+  const template = (tools && tokenizer.toolUseTemplate) || tokenizer.chatTemplate;
+  if (!template) throw new HttpError(500, `${label}: the tokenizer at ${tokenizer.source} has no chat template`);
+  if (tools && templateToolCallFormat(template) === null) {
+    throw new HttpError(
+      400,
+      `${label}: the chat template of ${tokenizer.source} does not write tool calls as Hermes/Qwen3 <tool_call> JSON, the only format Gymkit parses from raw completions; ` +
+        `serve this model through vllm_model without on_policy_prompts (the engine's own tool parser) instead`,
+    );
+  }
+  let text: string;
+  try {
+    text = renderChatTemplate(template, {
+      messages: templateMessages(toChatMessages(params, config.replaceDeveloperRoleWithSystem)),
+      tools,
+      addGenerationPrompt: true,
+      bosToken: tokenizer.bosToken,
+      eosToken: tokenizer.eosToken,
+      kwargs: config.chatTemplateKwargs,
+    });
+  } catch (error) {
+    throw new HttpError(400, `${label}: rendering the chat template failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const fresh = tokenizer.encode(text);
+  if (!config.onPolicy || typeof params.input === "string") return { ids: fresh, tools, keptLength: 0 };
+  try {
+    const { ids, keptLength } = onPolicyPromptIds({ calls: callTokensOf(params.input), freshIds: fresh, endOfTurnId: config.endOfTurnId });
+    return { ids, tools, keptLength };
+  } catch (error) {
+    if (error instanceof NonContiguousError) throw new HttpError(400, `${label}: ${error.message}`);
+    throw error;
+  }
+}
+
+export interface RawCompletion {
+  promptIds: number[];
+  /** Sampled ids, including the stop token the engine ended on (if any). */
+  generationIds: number[];
+  /** Raw logprob of each sampled id (same length); null only when token capture is off. */
+  logProbs: number[] | null;
+  /** Generation stopped at the token limit. */
+  truncated: boolean;
+}
+
+export interface RawResponseOptions {
+  model: string;
+  tokenizer: ChatTokenizer;
+  /** Ids that end a turn; a trailing one is not part of the text that gets parsed. */
+  stopIds: ReadonlySet<number>;
+  /** Put prompt/generation ids and logprobs on the last output item. */
+  capture: boolean;
+  /** Parse `<tool_call>` blocks (false when the request had no tools or tool_choice "none"). */
+  parseTools: boolean;
+}
+
+export function parseGeneration(ids: readonly number[], options: Pick<RawResponseOptions, "tokenizer" | "stopIds" | "parseTools">): ParsedCompletion {
+  const body = ids.length && options.stopIds.has(ids[ids.length - 1]!) ? ids.slice(0, -1) : ids;
+  return parseCompletion(options.tokenizer.decode(body), options.parseTools ? "hermes" : null);
+}
+
+/** A raw completion as a Responses object, through the same mapping as Chat Completions replies. */
+export function responseFromRawCompletion(params: ResponsesCreateParams, completion: RawCompletion, options: RawResponseOptions): ResponseObject {
+  const parsed = parseGeneration(completion.generationIds, options);
+  const message = {
+    role: "assistant",
+    content: parsed.content,
+    reasoning_content: parsed.reasoning.length ? parsed.reasoning.join("\n") : null,
+    tool_calls: parsed.toolCalls.map((call) => ({ id: newId("call"), type: "function", function: call })),
+  };
+  const choice = { index: 0, message, finish_reason: completion.truncated ? "length" : parsed.toolCalls.length ? "tool_calls" : "stop" };
+  const usage = {
+    prompt_tokens: completion.promptIds.length,
+    completion_tokens: completion.generationIds.length,
+    total_tokens: completion.promptIds.length + completion.generationIds.length,
+  };
+  let tokens: TokenInfo | undefined;
+  if (options.capture) {
+    if (!completion.logProbs || completion.logProbs.length !== completion.generationIds.length) {
+      throw new HttpError(502, `the engine returned ${completion.generationIds.length} token ids but ${completion.logProbs?.length ?? 0} logprobs`);
+    }
+    tokens = {
+      prompt_token_ids: completion.promptIds,
+      generation_token_ids: completion.generationIds,
+      generation_log_probs: completion.logProbs,
+    };
+  }
+  return fromChatCompletion(params, { model: options.model, usage }, choice, { model: options.model, usesReasoningParser: true }, tokens);
+}

