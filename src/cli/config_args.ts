@@ -14,6 +14,7 @@ export interface CliConfigOptions {
   modelUrl?: string;
   model?: string;
   modelApiKey?: string;
+  modelPath?: string;
 }
 
 export interface CliConfig {
@@ -53,6 +54,7 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
   if (options.modelUrl !== undefined) flags.push({ path: ["policy_base_url"], value: options.modelUrl, flag: "--model-url" });
   if (options.model !== undefined) flags.push({ path: ["policy_model_name"], value: options.model, flag: "--model" });
   if (options.modelApiKey !== undefined) flags.push({ path: ["policy_api_key"], value: options.modelApiKey, flag: "--model-api-key" });
+  if (options.modelPath !== undefined) flags.push({ path: ["policy_model_path"], value: options.modelPath, flag: "--model-path" });
 
   const composed = composeConfig({
     configPaths,

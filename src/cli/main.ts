@@ -17,10 +17,11 @@ function configOptions(command: Command): Command {
   return command
     .option("--config <path>", "a config YAML (repeatable; later wins)", collect, [])
     .option("--resources-server <id>", "add the config of a built-in environment, e.g. example_multi_step")
-    .option("--model-type <id>", "the policy model implementation: openai_model, vllm_model or replay_model")
+    .option("--model-type <id>", "the policy model implementation: openai_model, vllm_model, local_model or replay_model")
     .option("--model-url <url>", "the model's base URL including /v1 (sets policy_base_url)")
     .option("--model <name>", "the model name sent to the engine (sets policy_model_name)")
     .option("--model-api-key <key>", "API key for the model endpoint (sets policy_api_key; default: dummy)")
+    .option("--model-path <file>", "a GGUF file for --model-type local_model (sets policy_model_path)")
     .argument("[overrides...]", "Hydra-style overrides: key=value, +key=value, ++key=value");
 }
 
@@ -113,5 +114,48 @@ evalCommand
   .option("-o, --output <path>", "where to write the profile")
   .option("--pass-threshold <r>", "a rollout passes when reward ≥ this (default 1)")
   .action(async (options) => (await import("./eval_aggregate.js")).evalProfile(options));
+
+evalCommand
+  .command("export")
+  .description("rollouts → trainer input: one line per rollout with prompt_ids, response_ids, response_mask, response_logprobs (see src/tokens/README.md)")
+  .requiredOption("--rollouts <path>", "rollouts collected with return_token_id_information: true")
+  .requiredOption("--output <path>", "where to write the tokens JSONL")
+  .option("--format <format>", "export format (only: tokens)", "tokens")
+  .action(async (options) => (await import("../tokens/export_cli.js")).evalExport(options));
+
+configOptions(
+  program
+    .command("serve")
+    .description("serve POST /v1/rollouts (stream rollouts as NDJSON to trainers) over the configured servers, or a running head's, until Ctrl-C"),
+)
+  .option("--host <host>", "address of the rollout service", "127.0.0.1")
+  .option("--port <port>", "port of the rollout service (0 picks a free one)", "11100")
+  .option("--head-url <url>", "serve the agents of servers already running behind this head, instead of starting servers")
+  .option("--head-port <port>", "port of the head server of the started servers (it serves /v1/rollouts too)", "0")
+  .option("--process-per-server", "run each started instance in its own process")
+  .option("--concurrency <n>", "rollouts in flight per request when the request does not say", "16")
+  .option("--model-ready-timeout <s>", "how long the model endpoint may take to answer at start-up", "30")
+  .action(async (overrides: string[], options) => (await import("./serve.js")).serve(overrides, options));
+
+const sandbox = program.command("sandbox").description("run untrusted code in isolation");
+
+sandbox
+  .command("exec")
+  .description("run one program in the sandbox and print the JSON result (exit 0 only if its status is ok)")
+  .argument("<file>", "the program")
+  .option("--lang <language>", "python, shell or ipython (default: from the extension, else python)")
+  .option("--stdin <file>", "a file to feed to the program's stdin")
+  .option("--timeout <s>", "wall-clock limit in seconds", "10")
+  .action(async (file: string, options) => (await import("./sandbox.js")).sandboxExec(file, options));
+
+sandbox
+  .command("serve")
+  .description("serve POST /execute (NeMo-Skills sandbox API) until Ctrl-C")
+  .option("--host <host>", "address to bind", "127.0.0.1")
+  .option("--port <port>", "port (0 picks a free one)", "6000")
+  .option("--concurrency <n>", "programs running at once (default: the number of cores)")
+  .option("--max-sessions <n>", "live ipython sessions at once (default 16)")
+  .option("--session-idle <s>", "close a session idle this long, in seconds", "600")
+  .action(async (options) => (await import("./sandbox.js")).sandboxServe(options));
 
 program.parseAsync(process.argv).catch((error: unknown) => fail(error));

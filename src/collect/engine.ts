@@ -2,6 +2,8 @@
 // `concurrency` items are admitted and in flight), run each under its deadline, and write every
 // outcome the moment it is known with one synchronous write — a success line to the output, or a
 // classified failure line to the failures log. Nothing per item is kept once it is written.
+// Callers that stream results elsewhere (the rollout service) receive each outcome through
+// `onOutcome` — the very line a file would get — with or without files.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { CallError, describeError, truncate } from "../http/client.js";
 import { resultLine } from "./lines.js";
@@ -23,11 +25,18 @@ export interface FailureLimit {
   percent?: number;
 }
 
+/** One finished item: `line` is exactly what the output (success) or failures log (failure) gets. */
+export type Outcome = { ok: true; item: WorkItem; line: string; reward: number } | { ok: false; item: WorkItem; line: string; failure: Failure };
+
 export interface EngineOptions {
   items: AsyncIterable<WorkItem>;
   execute: Execute;
-  outputPath: string;
-  failuresPath: string;
+  /** Success lines are appended here; omit to receive them only through `onOutcome`. */
+  outputPath?: string;
+  /** Failure lines are appended here (created on the first failure); omit likewise. */
+  failuresPath?: string;
+  /** Called synchronously with every outcome, in completion order, after it is written. */
+  onOutcome?: (outcome: Outcome) => void;
   concurrency: number;
   /** Requested rollouts in the whole run (for percentages and progress). */
   total: number;
@@ -108,7 +117,7 @@ function limitReached(failed: number, total: number, limit: FailureLimit | undef
 
 export async function runEngine(options: EngineOptions): Promise<EngineResult> {
   const started = Date.now();
-  const outFd = openSync(options.outputPath, "a");
+  const outFd = options.outputPath === undefined ? undefined : openSync(options.outputPath, "a");
   let failuresFd: number | undefined;
   let succeeded = 0;
   let failed = 0;
@@ -126,7 +135,7 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
     });
 
   const writeFailure = (item: WorkItem, failure: Failure) => {
-    failuresFd ??= openSync(options.failuresPath, "a");
+    if (options.failuresPath !== undefined) failuresFd ??= openSync(options.failuresPath, "a");
     const line = resultLine(item.task, item.rollout, {
       agent_ref: item.row.agent_ref,
       _ng_attempt_index: item.attempt,
@@ -135,11 +144,13 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
       ...(failure.status !== undefined ? { _ng_failure_status: failure.status } : {}),
       _ng_failure_error: truncate(failure.message, 4000),
     });
-    writeSync(failuresFd, line);
+    if (failuresFd !== undefined) writeSync(failuresFd, line);
     failed++;
+    return line;
   };
 
   const runItem = async (item: WorkItem) => {
+    let outcome: Outcome | undefined;
     const controller = new AbortController();
     const timer = options.deadlineMs ? setTimeout(() => controller.abort(new DeadlineError(options.deadlineMs!)), options.deadlineMs) : undefined;
     try {
@@ -153,19 +164,24 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
       }
       const row: Record<string, unknown> = { ...reply, agent_ref: item.row.agent_ref };
       if (item.attempt > 0) row._ng_attempt_index = item.attempt;
-      writeSync(outFd, resultLine(item.task, item.rollout, row));
+      const line = resultLine(item.task, item.rollout, row);
+      if (outFd !== undefined) writeSync(outFd, line);
       succeeded++;
+      outcome = { ok: true, item, line, reward: reply.reward };
       const r = rewards.get(item.agent) ?? { sum: 0, n: 0 };
       r.sum += reply.reward;
       r.n++;
       rewards.set(item.agent, r);
     } catch (error) {
-      writeFailure(item, classifyFailure(controller.signal.aborted ? controller.signal.reason : error));
+      const failure = classifyFailure(controller.signal.aborted ? controller.signal.reason : error);
+      outcome = { ok: false, item, line: writeFailure(item, failure), failure };
       if (limitReached(failed, options.total, options.maxFailures)) stoppedEarly = true;
     } finally {
       if (timer) clearTimeout(timer);
       progress();
     }
+    // Outside the try: a listener's own error must not turn a written success into a failure line.
+    if (outcome) options.onOutcome?.(outcome);
   };
 
   const worker = async () => {
@@ -179,7 +195,7 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
   } finally {
     await iterator.return?.(undefined);
-    closeSync(outFd);
+    if (outFd !== undefined) closeSync(outFd);
     if (failuresFd !== undefined) closeSync(failuresFd);
   }
   return { succeeded, failed, stoppedEarly, elapsedMs: Date.now() - started };

@@ -1,8 +1,9 @@
-// Calls to the engine behind a model server: one or more base URLs, bearer auth, bounded retries
-// with backoff for transient failures (in src/http/client.ts), failover to the next base URL when
-// one cannot be reached, and errors that name the engine URL and what it said.
-import { call, describeError, joinUrl, truncate, type RetryPolicy } from "../http/client.js";
+// Calls to the engine behind a model server: one or more base URLs (replicas: sticky per rollout,
+// balanced, health-checked, with failover — see replicas.ts), bearer auth, bounded retries with
+// backoff for transient failures, and errors that name the engine URL and what it said.
+import { call, describeError, joinUrl, NO_RETRY, truncate, type RetryPolicy } from "../http/client.js";
 import { HttpError } from "../http/errors.js";
+import { opensRollout, ReplicaPool, ReplicasExhaustedError, type Attempt } from "./replicas.js";
 import type { RolloutRef } from "./rollout_header.js";
 
 export interface EngineOptions {
@@ -20,22 +21,53 @@ export type EngineReply =
   | { ok: false; baseUrl: string; url: string; status: number; text: string };
 
 export class Engine {
-  private roundRobin = 0;
+  /** The replicas behind `baseUrls`, with their counters (served at `GET /replicas`). */
+  readonly pool: ReplicaPool;
 
   constructor(readonly options: EngineOptions) {
     if (options.baseUrls.length === 0) throw new Error(`${options.label}: at least one base URL is required`);
+    this.pool = new ReplicaPool(options.baseUrls, {
+      label: options.label,
+      probeHeaders: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    });
   }
 
-  /** Base URLs in the order to try them: the rollout's sticky one first (prefix caches stay warm). */
+  /** Base URLs in the order a call of `rollout` would try them now: its sticky replica first. */
   order(rollout: RolloutRef | null): string[] {
-    const urls = this.options.baseUrls;
-    const start = rollout ? (rollout.task_index * 7919 + rollout.rollout_index) % urls.length : this.roundRobin++ % urls.length;
-    return [...urls.slice(start), ...urls.slice(0, start)];
+    return this.pool.preference(rollout);
   }
 
-  /** POSTs JSON to `path` under a base URL. A non-2xx reply is returned, not thrown: callers classify it. */
+  /** POSTs JSON to `path` on the rollout's replica. A non-2xx reply is returned, not thrown: callers classify it. */
   async post(path: string, body: unknown, rollout: RolloutRef | null, signal?: AbortSignal): Promise<EngineReply> {
-    return this.postTo(this.order(rollout), path, body, signal);
+    try {
+      const plan = { rollout, retry: this.options.retry, signal, opensRollout: opensRollout(body) };
+      return await this.pool.call(plan, (baseUrl) => this.attempt(baseUrl, path, body, signal));
+    } catch (error) {
+      if (!(error instanceof ReplicasExhaustedError)) throw error;
+      throw new HttpError(502, `${this.options.label}: could not get an answer from the engine after ${error.attempts} attempt(s): ${error.failures.join("; ")}`);
+    }
+  }
+
+  /** One try on one replica; connection errors and timeouts are thrown (as CallError) for the pool to handle. */
+  private async attempt(baseUrl: string, path: string, body: unknown, signal?: AbortSignal): Promise<Attempt<EngineReply>> {
+    const url = joinUrl(baseUrl, path);
+    const result = await call(url, {
+      method: "POST",
+      body,
+      headers: this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {},
+      timeoutMs: this.options.timeoutMs,
+      retry: NO_RETRY,
+      ...(signal ? { signal } : {}),
+    });
+    if (result.status < 200 || result.status >= 300) {
+      const retryable = result.status === 429 || result.status >= 500;
+      return { value: { ok: false, baseUrl, url, status: result.status, text: result.text }, retryable, detail: `${url} answered ${result.status}` };
+    }
+    try {
+      return { value: { ok: true, baseUrl, url, status: result.status, json: JSON.parse(result.text) }, retryable: false };
+    } catch {
+      throw new HttpError(502, `${this.options.label}: engine ${url} answered ${result.status} with a body that is not JSON: ${truncate(result.text, 300)}`);
+    }
   }
 
   /** Like `post`, against one known base URL (e.g. a follow-up call to the engine that just answered). */

@@ -1,7 +1,9 @@
 // The head server: knows every running instance and the merged config, so that collectors and
-// tools started later (`gym env status`, `gym eval run --no-serve`) can find them.
+// tools started later (`gym env status`, `gym eval run --no-serve`) can find them, and serves the
+// rollout service over the agents it knows.
 import type { FastifyInstance } from "fastify";
 import { stringify } from "yaml";
+import { mountRolloutService } from "../collect/service.js";
 import { createServer } from "../http/server.js";
 import type { ServerType } from "../protocol/index.js";
 
@@ -23,5 +25,7 @@ export function buildHeadServer(instances: () => InstanceInfo[], globalConfig: (
   app.get("/server_instances", async () => instances());
   // NeMo Gym returns the YAML text as a JSON string.
   app.get("/global_config_dict_yaml", async () => stringify(globalConfig()));
+  // `POST /v1/rollouts`: trainers stream rollouts from the agents this head knows (collect/service.ts).
+  mountRolloutService(app, { agents: () => new Map(instances().filter((i) => i.server_type === "responses_api_agents").map((i) => [i.name, i.url])) });
   return app;
 }

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { listen } from "../http/server.js";
 import { loadImplementation } from "./registry.js";
-import { refResolver, type ChildSpec } from "./start.js";
+import { buildInstance, refResolver, type ChildSpec } from "./start.js";
 
 async function main(): Promise<void> {
   const spec = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as ChildSpec;
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     const { host: _h, port: _p, ...fields } = spec.instance.fields;
     const config = implementation.configSchema.parse(fields);
     const urlOf = refResolver(new Map(Object.entries(spec.urls)), new Map(Object.entries(spec.types)));
-    const app = await implementation.build({ name: spec.instance.name, config, urlOf });
+    const app = await buildInstance(implementation, { name: spec.instance.name, config, urlOf });
     await listen(app, { host: spec.host, port: spec.port });
     process.send?.({ ready: true });
   } catch (error) {

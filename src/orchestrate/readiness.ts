@@ -41,7 +41,10 @@ export async function waitForModels(instances: InstanceSpec[], timeoutMs: number
   const deadline = Date.now() + timeoutMs;
   const targets = engineUrls(instances);
   const results = await Promise.all(targets.map(async (t) => ({ ...t, error: await answers(t.url, deadline) })));
-  const dead = results.filter((r) => r.error !== undefined);
+  // A model with several replicas is ready when one answers: the pool routes around the others and
+  // takes them back when they come up.
+  const ready = new Set(results.filter((r) => r.error === undefined).map((r) => r.instance));
+  const dead = results.filter((r) => r.error !== undefined && !ready.has(r.instance));
   if (dead.length === 0) return;
   const lines = dead.map((d) => `model "${d.instance}" at ${d.url} did not answer within ${Math.round(timeoutMs / 1000)} s (${d.error})`);
   throw new ModelUnreachableError(

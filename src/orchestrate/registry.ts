@@ -14,8 +14,11 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     example_multi_step: () => import("../environments/example_multi_step/index.js"),
     example_session_state_mgmt: () => import("../environments/example_session_state_mgmt/index.js"),
     example_tool_call_multireward: () => import("../environments/example_tool_call_multireward/index.js"),
+    code_gen: () => import("../environments/code_gen/index.js"),
+    python_tool: () => import("../environments/python_tool/index.js"),
     mcqa: () => import("../environments/mcqa/index.js"),
     instruction_following: () => import("../environments/instruction_following/index.js"),
+    math_with_judge: () => import("../environments/math_with_judge/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
@@ -24,6 +27,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     openai_model: () => import("../models/openai_model.js"),
     vllm_model: () => import("../models/vllm_model.js"),
     replay_model: () => import("../models/replay_model.js"),
+    local_model: () => import("../models/local_model.js"),
+    routing_proxy: () => import("../models/routing_proxy.js"),
   },
 };
 

@@ -7,8 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { listen } from "../http/server.js";
+import { collectReplicaPools, serveReplicaStats } from "../models/replicas.js";
 import type { ServerRef, ServerType } from "../protocol/index.js";
 import { buildHeadServer, DEFAULT_HEAD_HOST, type InstanceInfo } from "./head.js";
+import type { InstanceContext, ServerImplementation } from "./implementation.js";
 import { loadImplementation, PACKAGE_ROOT } from "./registry.js";
 
 export interface InstanceSpec {
@@ -111,7 +113,7 @@ async function startInProcess(specs: InstanceSpec[]): Promise<Started> {
     for (const spec of specs) {
       const implementation = await loadImplementation(spec.type, spec.implementation);
       const config = implementation.configSchema.parse(stripPlacement(spec.fields));
-      const app = await implementation.build({ name: spec.name, config, urlOf });
+      const app = await buildInstance(implementation, { name: spec.name, config, urlOf });
       apps.push(app);
       const host = hostOf(spec);
       const url = await listen(app, { host, port: portOf(spec) });
@@ -123,6 +125,19 @@ async function startInProcess(specs: InstanceSpec[]): Promise<Started> {
     throw error;
   }
   return { instances, stop };
+}
+
+/**
+ * Builds one instance. A model whose engine has replicas also answers `GET /replicas` with their
+ * counters (what `gym env status --json` shows), and stops probing them when it closes.
+ */
+export async function buildInstance<C>(implementation: ServerImplementation<C>, context: InstanceContext<C>): Promise<FastifyInstance> {
+  const { value: app, pools } = await collectReplicaPools(() => implementation.build(context));
+  if (pools.length > 0) {
+    serveReplicaStats(app, () => pools);
+    app.addHook("onClose", async () => pools.forEach((pool) => pool.close()));
+  }
+  return app;
 }
 
 function stripPlacement(fields: Record<string, unknown>): Record<string, unknown> {

@@ -1,0 +1,122 @@
+// A `POST /v1/rollouts` body turned into work: validated as a whole before the stream starts (so a bad
+// request is a 422 naming every bad row, never a stream that dies half-way), then expanded lazily into
+// work items with the collector's own materialiser — the same task indices, repeats, seeds and agent
+// routing as `gym eval run` on the same rows.
+import { z } from "zod";
+import { RequestValidationError, zodDetails, type ValidationDetail } from "../http/errors.js";
+import { DataRow, ResponsesCreateParams } from "../protocol/index.js";
+import type { WorkItem } from "./engine.js";
+import { Materializer } from "./materialize.js";
+import { pairKey } from "./lines.js";
+import { parseRepeatsSpec, resolveRepeats } from "./plan.js";
+
+export const MAX_SERVICE_CONCURRENCY = 4096;
+
+export const RolloutRequest = z.strictObject({
+  /** Data rows, as lines of an input JSONL would be. */
+  rows: z.array(z.record(z.string(), z.unknown())),
+  /** Rollouts per row: an integer, or a per-agent map with `_default`. */
+  num_repeats: z.union([z.number().int().min(1), z.record(z.string(), z.number().int().min(1))]).optional(),
+  /** Rollouts in flight at once for this request. */
+  concurrency: z.number().int().min(1).max(MAX_SERVICE_CONCURRENCY).optional(),
+  /** Merged into every row's `responses_create_params` (temperature, top_p, max_output_tokens, …). */
+  responses_create_params: ResponsesCreateParams.omit({ input: true }).partial().optional(),
+  /** Agent for rows without `agent_ref` (default: the only agent, if there is exactly one). */
+  agent: z.string().min(1).optional(),
+  /** Put each rollout's index into `responses_create_params.seed`. */
+  num_repeats_add_seed: z.boolean().optional(),
+  /** Deadline of one whole rollout, in seconds. */
+  rollout_timeout_s: z.number().positive().optional(),
+});
+export type RolloutRequest = z.infer<typeof RolloutRequest>;
+
+/** Where a row came from, in messages: `rows[3]` reads better than a file name and line. */
+const ROWS = "rows";
+
+export interface RolloutPlan {
+  /** Requested pair keys (`pairKey`), in plan order. */
+  keys: number[];
+  /** Unused `num_repeats` keys and the like: reported in the summary. */
+  warnings: string[];
+  /** The work, expanded lazily (call once). */
+  items(): Generator<WorkItem>;
+}
+
+const SHOWN_PROBLEMS = 50;
+
+/** Validates the request against the running agents; throws a 422 naming every problem at once. */
+export function planRollouts(request: RolloutRequest, agents: ReadonlySet<string>): RolloutPlan {
+  const problems: ValidationDetail[] = [];
+  const onlyAgent = agents.size === 1 ? [...agents][0] : undefined;
+  const defaultAgent = request.agent ?? onlyAgent;
+  if (request.agent !== undefined && !agents.has(request.agent)) {
+    problems.push({ type: "value_error", loc: ["body", "agent"], msg: `unknown agent "${request.agent}"; running agents: ${[...agents].join(", ") || "(none)"}` });
+  }
+  const agentsInRows = new Set<string>();
+  request.rows.forEach((row, index) => {
+    const parsed = DataRow.safeParse(row);
+    if (!parsed.success) {
+      problems.push(...zodDetails(parsed.error, ["body", ROWS, index]));
+      return;
+    }
+    const name = parsed.data.agent_ref?.name ?? defaultAgent;
+    if (name === undefined) {
+      const hint = agents.size === 0 ? "no agent is running" : `name one in "agent" or the row's agent_ref (running: ${[...agents].join(", ")})`;
+      problems.push({ type: "value_error", loc: ["body", ROWS, index, "agent_ref"], msg: `row has no agent_ref and there is no default agent: ${hint}` });
+    } else if (!agents.has(name)) {
+      problems.push({ type: "value_error", loc: ["body", ROWS, index, "agent_ref", "name"], msg: `unknown agent "${name}"; running agents: ${[...agents].join(", ") || "(none)"}` });
+    } else {
+      agentsInRows.add(name);
+    }
+  });
+  let repeatsOf: (agent: string) => number = () => 1;
+  let warnings: string[] = [];
+  try {
+    ({ repeatsOf, warnings } = resolveRepeats(parseRepeatsSpec(request.num_repeats), agentsInRows));
+  } catch (error) {
+    problems.push({ type: "value_error", loc: ["body", "num_repeats"], msg: (error as Error).message });
+  }
+  if (problems.length > 0) {
+    const shown = problems.slice(0, SHOWN_PROBLEMS);
+    if (problems.length > SHOWN_PROBLEMS) shown.push({ type: "value_error", loc: ["body", ROWS], msg: `… and ${problems.length - SHOWN_PROBLEMS} more problems` });
+    throw new RequestValidationError(shown);
+  }
+
+  const materializer = () =>
+    new Materializer({
+      file: ROWS,
+      numRepeats: repeatsOf,
+      defaultAgent,
+      knownAgents: agents,
+      paramOverrides: request.responses_create_params,
+    });
+  // Identical rows share a task index, as identical input lines do: the text is the row's JSON.
+  const lines = function* () {
+    for (let i = 0; i < request.rows.length; i++) {
+      const value = request.rows[i]!;
+      yield { line: i + 1, text: JSON.stringify(value), value };
+    }
+  };
+
+  // First pass: which pairs are requested (8 bytes each), so that missing ones can be named.
+  const keys: number[] = [];
+  const first = materializer();
+  for (const line of lines()) {
+    for (const row of first.expand(line)) keys.push(pairKey(row._ng_task_index, row._ng_rollout_index));
+  }
+
+  return {
+    keys,
+    warnings,
+    *items() {
+      // Second pass, lazily: the same materialiser from the same start gives the same pairs.
+      const second = materializer();
+      for (const line of lines()) {
+        for (const row of second.expand(line)) {
+          if (request.num_repeats_add_seed) row.responses_create_params = { ...(row.responses_create_params as object), seed: row._ng_rollout_index };
+          yield { task: row._ng_task_index, rollout: row._ng_rollout_index, agent: row.agent_ref.name, attempt: 0, row };
+        }
+      }
+    },
+  };
+}
