@@ -1,0 +1,86 @@
+// python_tool: math problems the model may solve by running Python. The `run_python` tool executes
+// code in the sandbox — by default in a stateful session per rollout, so variables survive between
+// calls — and answers in NeMo-Skills' sandbox format. The rollout is scored on the final \boxed{}
+// answer with the math verifier (see answer.ts).
+import { z } from "zod";
+import { outputText } from "../../protocol/responses.js";
+import { programFor } from "../../sandbox/languages.js";
+import { cutOutput, processStatus } from "../../sandbox/service.js";
+import { SessionManager } from "../../sandbox/sessions.js";
+import { sharedSandbox } from "../../sandbox/shared.js";
+import type { RunStatus } from "../../sandbox/types.js";
+import { defineEnvironment } from "../define.js";
+import { lastBoxed, scoreAnswer } from "./answer.js";
+
+const Config = z.strictObject({
+  /** Wall-clock limit of one run_python call. */
+  timeout_secs: z.number().positive().default(10),
+  /** Characters of stdout/stderr shown to the model (the rest becomes "<output cut>"). */
+  max_output_characters: z.number().int().positive().default(1000),
+  /** Keep one interpreter per rollout, so state carries over between calls. */
+  stateful: z.boolean().default(true),
+  memory_limit_mb: z.number().int().positive().default(1024),
+  /** A rollout's interpreter idle this long is closed (a rollout that never reaches /verify). */
+  session_idle_secs: z.number().positive().default(600),
+});
+type Config = z.infer<typeof Config>;
+
+/** One session manager per environment instance, made on first use. */
+const managers = new Map<string, Promise<SessionManager>>();
+function sessionsOf(name: string, config: Config): Promise<SessionManager> {
+  let manager = managers.get(name);
+  if (!manager) {
+    manager = sharedSandbox().then(
+      (sandbox) =>
+        new SessionManager(sandbox, {
+          idleMs: config.session_idle_secs * 1000,
+          limits: { memoryBytes: config.memory_limit_mb * 1024 * 1024 },
+        }),
+    );
+    manager.catch(() => managers.delete(name));
+    managers.set(name, manager);
+  }
+  return manager;
+}
+
+async function runPython(code: string, sessionId: string, name: string, config: Config): Promise<{ status: RunStatus; stdout: string; stderr: string }> {
+  const timeoutMs = config.timeout_secs * 1000;
+  if (config.stateful) return (await sessionsOf(name, config)).execute(sessionId, code, timeoutMs);
+  const sandbox = await sharedSandbox();
+  const result = await sandbox.run({ ...programFor("ipython", code), limits: { wallMs: timeoutMs, memoryBytes: config.memory_limit_mb * 1024 * 1024 } });
+  if (result.status === "sandbox_error") throw new Error(`sandbox error: ${result.reason}`);
+  return result;
+}
+
+export default defineEnvironment({
+  id: "python_tool",
+  description: "Math with a sandboxed Python tool; scored on the final \\boxed{} answer.",
+  configSchema: Config as z.ZodType<Config>,
+  rowFields: {
+    expected_answer: z.union([z.string(), z.number()]),
+  },
+  tools: {
+    run_python: {
+      description:
+        "Run Python 3 code in a sandbox (no network) and get its stdout and stderr. The value of a final expression is printed. " +
+        "Variables and imports persist between calls within this conversation.",
+      args: z.object({ code: z.string().describe("The Python code to run.") }),
+      handler: async ({ code }, ctx) => {
+        const { status, stdout, stderr } = await runPython(code, ctx.sessionId, ctx.name, ctx.config);
+        const max = ctx.config.max_output_characters;
+        return {
+          process_status: processStatus(status),
+          stdout: cutOutput(stdout, max),
+          stderr: cutOutput(status === "timeout" && !stderr ? "Timed out\n" : stderr, max),
+        };
+      },
+    },
+  },
+  verify: async (request, ctx) => {
+    // The rollout is over: its interpreter can go (if it had one).
+    if (ctx.config.stateful && managers.has(ctx.name)) await (await sessionsOf(ctx.name, ctx.config)).delete(ctx.sessionId);
+    const expected = String(request.expected_answer);
+    const extracted = lastBoxed(outputText(request.response));
+    return { reward: await scoreAnswer(extracted, expected), extracted_answer: extracted };
+  },
+});

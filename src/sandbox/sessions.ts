@@ -1,0 +1,137 @@
+// Stateful Python sessions by id (the `X-Session-ID` of the /execute service, or a rollout's session
+// in an environment): created on first use, expired when idle, the least recently used idle one
+// evicted when every session slot is taken.
+import type { Sandbox } from "./runner.js";
+import { PythonSession, type CellResult, type SessionOptions } from "./session.js";
+
+export interface SessionManagerOptions extends SessionOptions {
+  /** A session unused for this long is closed. Default 10 minutes. */
+  idleMs?: number;
+}
+
+export interface SessionInfo {
+  session_id: string;
+  created_at: string;
+  last_used_at: string;
+  cells: number;
+}
+
+export class SessionsExhaustedError extends Error {
+  constructor(max: number) {
+    super(`all ${max} session slots are busy running cells; retry later or delete a session`);
+    this.name = "SessionsExhaustedError";
+  }
+}
+
+export class SessionManager {
+  private readonly sessions = new Map<string, PythonSession>();
+  private readonly busy = new Map<string, number>();
+  private readonly creating = new Map<string, Promise<PythonSession>>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly idleMs: number;
+
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly options: SessionManagerOptions = {},
+  ) {
+    this.idleMs = options.idleMs ?? 600_000;
+    this.timer = setInterval(() => void this.expire(), Math.min(30_000, Math.max(1000, this.idleMs / 4)));
+    this.timer.unref();
+  }
+
+  /** Runs a cell in session `id`, starting the session if it does not exist (or has ended). */
+  async execute(id: string, code: string, timeoutMs: number): Promise<CellResult> {
+    this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
+    try {
+      const session = await this.sessionFor(id);
+      const result = await session.execute(code, timeoutMs);
+      if (!session.alive || result.status === "timeout" || result.status === "output_limit" || result.status === "memory") {
+        if (this.sessions.get(id) === session) this.sessions.delete(id);
+        await session.close();
+      }
+      return result;
+    } finally {
+      const left = (this.busy.get(id) ?? 1) - 1;
+      if (left === 0) this.busy.delete(id);
+      else this.busy.set(id, left);
+    }
+  }
+
+  list(): SessionInfo[] {
+    return [...this.sessions.entries()].map(([id, s]) => ({
+      session_id: id,
+      created_at: new Date(s.createdAt).toISOString(),
+      last_used_at: new Date(s.lastUsedAt).toISOString(),
+      cells: s.cells,
+    }));
+  }
+
+  has(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const session = this.sessions.get(id);
+    if (!session) return false;
+    this.sessions.delete(id);
+    await session.close();
+    return true;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await Promise.all([...this.sessions.keys()].map((id) => this.delete(id)));
+  }
+
+  /** Concurrent first cells of one id must share one new session, not start two. */
+  private sessionFor(id: string): Promise<PythonSession> {
+    let pending = this.creating.get(id);
+    if (!pending) {
+      pending = this.createOrReuse(id).finally(() => this.creating.delete(id));
+      this.creating.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async createOrReuse(id: string): Promise<PythonSession> {
+    const existing = this.sessions.get(id);
+    if (existing?.alive) return existing;
+    if (existing) {
+      this.sessions.delete(id);
+      await existing.close();
+    }
+    let lease = this.sandbox.tryAcquireSessionSlot();
+    if (!lease) {
+      const victim = this.leastRecentlyUsedIdle();
+      if (!victim) throw new SessionsExhaustedError(this.sandbox.maxSessions);
+      await this.delete(victim);
+      lease = this.sandbox.tryAcquireSessionSlot();
+      if (!lease) throw new SessionsExhaustedError(this.sandbox.maxSessions);
+    }
+    let session: PythonSession;
+    try {
+      session = new PythonSession(lease.machine, lease.slot, lease.release, this.options);
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+    this.sessions.set(id, session);
+    return session;
+  }
+
+  private leastRecentlyUsedIdle(): string | null {
+    let best: [string, number] | null = null;
+    for (const [id, s] of this.sessions) {
+      if (this.busy.has(id)) continue;
+      if (!best || s.lastUsedAt < best[1]) best = [id, s.lastUsedAt];
+    }
+    return best?.[0] ?? null;
+  }
+
+  private async expire(): Promise<void> {
+    const now = Date.now();
+    for (const [id, s] of [...this.sessions]) {
+      if (!this.busy.has(id) && now - s.lastUsedAt > this.idleMs) await this.delete(id);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+// The /execute service (NeMo-Skills' sandbox API) over real HTTP, its ipython sessions, and the
+// `gym sandbox exec` / `gym sandbox serve` commands run as a user would.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listen } from "../src/http/server.js";
+import { Sandbox } from "../src/sandbox/runner.js";
+import { buildSandboxService } from "../src/sandbox/service.js";
+import type { SessionManager } from "../src/sandbox/sessions.js";
+import { processesOfUid } from "../src/sandbox/uids.js";
+import { runGym, startGym, waitForOutput } from "./helpers/cli.js";
+
+let sandbox: Sandbox;
+let app: FastifyInstance;
+let sessions: SessionManager;
+let url: string;
+
+beforeAll(async () => {
+  sandbox = await Sandbox.create({ concurrency: 2, maxSessions: 2 });
+  ({ app, sessions } = await buildSandboxService({ sandbox }));
+  url = await listen(app);
+});
+afterAll(async () => {
+  await app?.close();
+  await sandbox?.close();
+});
+
+async function post(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(`${url}/execute`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return { status: response.status, body: await response.json(), headers: response.headers };
+}
+
+describe("POST /execute", () => {
+  it("runs python with stdin and answers in NeMo-Skills' shape", async () => {
+    const { status, body } = await post({ generated_code: "import sys\nprint(sys.stdin.read().upper())", language: "python", timeout: 10, std_input: "hi" });
+    expect(status).toBe(200);
+    expect(body).toEqual({ process_status: "completed", stdout: "HI\n", stderr: "" });
+  });
+
+  it("reports errors, timeouts and shell", async () => {
+    const error = await post({ generated_code: "1/0", language: "python3", timeout: 10 });
+    expect(error.body.process_status).toBe("error");
+    expect(error.body.stderr).toContain("ZeroDivisionError");
+    const timeout = await post({ generated_code: "while True: pass", language: "python", timeout: 1 });
+    expect(timeout.body).toMatchObject({ process_status: "timeout", stderr: "Timed out\n" });
+    const shell = await post({ generated_code: "echo $((2 + 3))", language: "shell", timeout: 10 });
+    expect(shell.body).toEqual({ process_status: "completed", stdout: "5\n", stderr: "" });
+  });
+
+  it("cuts output at max_output_characters (default 1000)", async () => {
+    const long = await post({ generated_code: "print('a' * 5000)", language: "python", timeout: 10 });
+    expect(long.body.stdout).toBe(`${"a".repeat(1000)}<output cut>`);
+    const short = await post({ generated_code: "print('abcdef')", language: "python", timeout: 10, max_output_characters: 3 });
+    expect(short.body.stdout).toBe("abc<output cut>");
+  });
+
+  it("names the supported languages for an unknown one (400), and 422s a malformed body", async () => {
+    const unknown = await post({ generated_code: "x", language: "cobol", timeout: 1 });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.detail).toContain("python, python3, shell, ipython");
+    const malformed = await post({ language: "python" });
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.detail[0].loc).toEqual(["body", "generated_code"]);
+  });
+
+  it("runs ipython without a session as a one-off cell (the clients' default language)", async () => {
+    const { body } = await post({ generated_code: "x = 6\nx * 7", timeout: 10 });
+    expect(body).toEqual({ process_status: "completed", stdout: "42\n", stderr: "" });
+  });
+
+  it("keeps ipython state per X-Session-ID, lists sessions, deletes them", async () => {
+    const a = { "X-Session-ID": "session-a" };
+    const b = { "X-Session-ID": "session-b" };
+    expect((await post({ generated_code: "total = 40", language: "ipython", timeout: 10 }, a)).body.process_status).toBe("completed");
+    const second = await post({ generated_code: "total += 2\ntotal", language: "ipython", timeout: 10 }, a);
+    expect(second.body).toEqual({ process_status: "completed", stdout: "42\n", stderr: "" });
+    expect(second.headers.get("x-session-id")).toBe("session-a");
+    const other = await post({ generated_code: "total", language: "ipython", timeout: 10 }, b);
+    expect(other.body.process_status).toBe("error");
+    expect(other.body.stderr).toContain("NameError");
+
+    const listed = (await (await fetch(`${url}/sessions`)).json()) as { sessions: Array<{ session_id: string }> };
+    expect(listed.sessions.map((s) => s.session_id).sort()).toEqual(["session-a", "session-b"]);
+    expect((await fetch(`${url}/sessions/session-a`, { method: "DELETE" })).status).toBe(200);
+    expect((await fetch(`${url}/sessions/session-a`, { method: "DELETE" })).status).toBe(404);
+    const fresh = await post({ generated_code: "total", language: "ipython", timeout: 10 }, a);
+    expect(fresh.body.stderr).toContain("NameError");
+  });
+
+  it("restarts a session whose cell times out, and evicts the least recently used idle one when full", async () => {
+    const c = { "X-Session-ID": "session-c" };
+    await post({ generated_code: "kept = 1", language: "ipython", timeout: 10 }, c);
+    const stuck = await post({ generated_code: "import time\ntime.sleep(60)", language: "ipython", timeout: 1 }, c);
+    expect(stuck.body.process_status).toBe("timeout");
+    const after = await post({ generated_code: "kept", language: "ipython", timeout: 10 }, c);
+    expect(after.body.stderr).toContain("NameError");
+    // Two session slots: a third and a fourth id still get served, by evicting idle ones.
+    for (const id of ["session-d", "session-e", "session-f"]) {
+      expect((await post({ generated_code: "1 + 1", language: "ipython", timeout: 10 }, { "X-Session-ID": id })).body.stdout).toBe("2\n");
+    }
+    expect(sessions.list().length).toBeLessThanOrEqual(2);
+  });
+
+  it("answers health and leaves no processes behind once sessions close", async () => {
+    const health = await (await fetch(`${url}/health`)).json();
+    expect(health).toMatchObject({ status: "healthy", isolation: sandbox.isolation });
+    await sessions.close();
+    expect(sandbox.uids.flatMap((uid) => processesOfUid(uid))).toEqual([]);
+  });
+});
+
+describe("gym sandbox", () => {
+  const dir = mkdtempSync(join(os.tmpdir(), "gymkit-sandbox-cli-"));
+
+  it("exec prints the JSON result; exit 0 only when the program's status is ok", async () => {
+    writeFileSync(join(dir, "echo.py"), "import sys\nprint(sys.stdin.read()[::-1])\n");
+    writeFileSync(join(dir, "input.txt"), "olleh");
+    const ok = await runGym(["sandbox", "exec", join(dir, "echo.py"), "--stdin", join(dir, "input.txt"), "--timeout", "10"]);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ status: "ok", stdout: "hello\n", exitCode: 0, isolation: expect.stringContaining("bwrap") });
+
+    writeFileSync(join(dir, "spin.sh"), "while true; do :; done\n");
+    const spin = await runGym(["sandbox", "exec", join(dir, "spin.sh"), "--timeout", "1"]);
+    expect(spin.code).toBe(1);
+    expect(JSON.parse(spin.stdout).status).toBe("timeout");
+
+    const missing = await runGym(["sandbox", "exec", join(dir, "nope.py")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("cannot read the program");
+  });
+
+  it("serve answers /execute until SIGTERM", async () => {
+    const child = startGym(["sandbox", "serve", "--port", "0"]);
+    try {
+      const banner = await waitForOutput(child, (text) => /http:\/\/127\.0\.0\.1:\d+/.test(text));
+      const served = /http:\/\/127\.0\.0\.1:\d+/.exec(banner)![0];
+      const response = await fetch(`${served}/execute`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ generated_code: "print(2 ** 10)", language: "python", timeout: 10 }),
+      });
+      expect(await response.json()).toEqual({ process_status: "completed", stdout: "1024\n", stderr: "" });
+    } finally {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    }
+  });
+});
