@@ -83,7 +83,7 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
       if (!referenced.includes(`"name":"${name}"`)) delete composed.config[name];
     }
   }
-  const resolved = { ...composed, instances: await validateConfig(composed.config, { provenance: composed.provenance }) };
+  const resolved = { ...composed, instances: await validateConfig(composed.config, { provenance: composed.provenance, allowUndefinedModels: how.environmentsOnly }) };
 
   const instances: InstanceSpec[] = resolved.instances.map((i) => ({ name: i.name, type: i.type, implementation: i.implementation, fields: i.fields }));
   let onlyAgentOfResourcesServer: string | undefined;

@@ -7,7 +7,12 @@ import type { Provenance } from "./provenance.js";
 import { didYouMean, listNames, nearest } from "./suggest.js";
 import { formatPath, isMapping } from "./tree.js";
 
-export function checkRefs(instances: readonly InstanceShape[], provenance: Provenance, problems: ProblemList): void {
+/**
+ * `allowUndefinedModels`: a ref to a model instance that is not defined is accepted (commands that
+ * only verify, such as `gym eval reverify`, start environments without the policy model; a server
+ * that then needs the model fails that call, e.g. as `judge_failed`).
+ */
+export function checkRefs(instances: readonly InstanceShape[], provenance: Provenance, problems: ProblemList, allowUndefinedModels = false): void {
   const typeOf = new Map(instances.map((i) => [i.name, i.type]));
   for (const instance of instances) {
     const base = [instance.name, instance.type, instance.implementation];
@@ -22,6 +27,7 @@ export function checkRefs(instances: readonly InstanceShape[], provenance: Prove
       const sameType = instances.filter((i) => i.type === type).map((i) => i.name);
       const actual = typeOf.get(name);
       if (actual === undefined) {
+        if (allowUndefinedModels && type === "responses_api_models") return;
         problems.add(
           `${where} refers to ${type} instance \`${name}\`, which is not defined.${didYouMean(name, sameType)} Defined ${type} instances: ${listNames(sameType)}.`,
         );

@@ -34,6 +34,8 @@ export interface ValidateOptions {
   registry?: ImplementationRegistry;
   /** Where each key came from, for messages; without it, messages name no files. */
   provenance?: Provenance;
+  /** Accept refs to model instances that are not defined (see checkRefs). */
+  allowUndefinedModels?: boolean;
 }
 
 const METADATA = new Set<string>(METADATA_KEYS);
@@ -43,7 +45,7 @@ export async function validateConfig(config: Mapping, options: ValidateOptions =
   const provenance = options.provenance ?? new Provenance();
   const problems = new ProblemList();
   const shapes = findInstances(config, provenance, problems);
-  checkRefs(shapes, provenance, problems);
+  checkRefs(shapes, provenance, problems, options.allowUndefinedModels);
   const results = await Promise.all(shapes.map((shape) => validateInstance(shape, reg, provenance, problems)));
   problems.throwIfAny();
   return results.filter((r): r is ResolvedInstance => r !== undefined);
