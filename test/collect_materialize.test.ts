@@ -78,3 +78,15 @@ describe("readJsonl", () => {
     }).rejects.toThrow(/arr\.jsonl:1: expected a JSON object per line, got an array/);
   });
 });
+
+describe("Materializer with explicit task indices", () => {
+  it("keeps counting rollouts of a task named by several lines, whatever their repeats", () => {
+    const m = new Materializer({ file: "f", numRepeats: (agent) => (agent === "b" ? 3 : 1), defaultAgent: "a", knownAgents: new Set(["a", "b"]) });
+    const out = [
+      { responses_create_params: { input: "x" }, _ng_task_index: 4 },
+      { responses_create_params: { input: "y" }, _ng_task_index: 4, agent_ref: { name: "b" } },
+      { responses_create_params: { input: "z" }, _ng_task_index: 4 },
+    ].flatMap((value, i) => m.expand({ line: i + 1, text: JSON.stringify(value), value }));
+    expect(out.map((r) => r._ng_rollout_index)).toEqual([0, 1, 2, 3, 4]);
+  });
+});

@@ -1,7 +1,7 @@
 // Reading and writing JSONL. Input is read lazily line by line; every parse error names the file
 // and the 1-based line so a user can jump straight to it.
-import { createReadStream, existsSync } from "node:fs";
-import { createInterface } from "node:readline";
+import { existsSync } from "node:fs";
+import { scanLines } from "./line_scan.js";
 
 export class JsonlError extends Error {
   constructor(
@@ -25,21 +25,17 @@ export interface JsonlLine {
 /** Yields each non-blank line parsed as a JSON object; throws JsonlError on the first bad line. */
 export async function* readJsonl(file: string): AsyncGenerator<JsonlLine> {
   if (!existsSync(file)) throw new Error(`input file not found: ${file}`);
-  const lines = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
-  let line = 0;
-  for await (const raw of lines) {
-    line++;
-    const text = raw.trim();
-    if (!text) continue;
+  for (const scanned of scanLines(file)) {
+    const text = scanned.text.trim();
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw new JsonlError(file, line, `not valid JSON (${(error as Error).message}): ${text.slice(0, 120)}`);
+      throw new JsonlError(file, scanned.line, `not valid JSON (${(error as Error).message}): ${text.slice(0, 120)}`);
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      throw new JsonlError(file, line, `expected a JSON object per line, got ${Array.isArray(value) ? "an array" : typeof value}`);
+      throw new JsonlError(file, scanned.line, `expected a JSON object per line, got ${Array.isArray(value) ? "an array" : typeof value}`);
     }
-    yield { line, text, value: value as Record<string, unknown> };
+    yield { line: scanned.line, text, value: value as Record<string, unknown> };
   }
 }

@@ -2,8 +2,7 @@
 // log of failures. Used to resume, and at the end to account for every requested pair from the files
 // themselves rather than from counters that a crash could have lost.
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync } from "node:fs";
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
+import { scanLines } from "./line_scan.js";
 import { KeyList, pairKey, pairOfLine } from "./lines.js";
 
 export interface FailureState {
@@ -55,22 +54,21 @@ export function repairTornLine(path: string): number {
   }
 }
 
-async function* lines(path: string): AsyncGenerator<string> {
+function* lines(path: string): Generator<string> {
   if (!existsSync(path)) return;
-  const reader = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
-  for await (const line of reader) if (line.trim()) yield line;
+  for (const line of scanLines(path)) yield line.text;
 }
 
 export async function readLedger(outputPath: string, failuresPath: string): Promise<Ledger> {
   const successes = new KeyList();
   const failures = new Map<number, FailureState>();
   let unreadable = 0;
-  for await (const line of lines(outputPath)) {
+  for (const line of lines(outputPath)) {
     const pair = pairOfLine(line);
     if (pair) successes.push(pairKey(pair[0], pair[1]));
     else unreadable++;
   }
-  for await (const line of lines(failuresPath)) {
+  for (const line of lines(failuresPath)) {
     let row: Record<string, unknown>;
     try {
       row = JSON.parse(line) as Record<string, unknown>;

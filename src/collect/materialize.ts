@@ -30,7 +30,9 @@ function lineHash(text: string): bigint {
 
 export class Materializer {
   private readonly taskOfLine = new Map<bigint, number>();
+  /** Next rollout index of tasks seen more than once. */
   private readonly nextRollout = new Map<number, number>();
+  private readonly explicitTasks = new Set<number>();
   private nextTask = 0;
 
   constructor(private readonly options: MaterializeOptions) {}
@@ -49,14 +51,14 @@ export class Materializer {
     if (this.options.paramOverrides && Object.keys(this.options.paramOverrides).length > 0) {
       row.responses_create_params = { ...(row.responses_create_params as object), ...this.options.paramOverrides };
     }
-    const task = this.taskIndexOf(line);
+    const { task, seenBefore, explicit } = this.taskIndexOf(line);
     const repeats = this.options.numRepeats(agentName);
+    // Rollout indices count per task across every line that shares it. A first sighting starts at 0
+    // and needs no entry (most tasks are seen once): only tasks seen again are tracked.
+    const first = seenBefore ? (this.nextRollout.get(task) ?? repeats) : 0;
+    if (seenBefore || explicit) this.nextRollout.set(task, first + repeats);
     const out: MaterializedRow[] = [];
-    for (let i = 0; i < repeats; i++) {
-      const rollout = this.nextRollout.get(task) ?? 0;
-      this.nextRollout.set(task, rollout + 1);
-      out.push({ ...row, _ng_task_index: task, _ng_rollout_index: rollout } as MaterializedRow);
-    }
+    for (let i = 0; i < repeats; i++) out.push({ ...row, _ng_task_index: task, _ng_rollout_index: first + i } as MaterializedRow);
     return out;
   }
 
@@ -73,18 +75,19 @@ export class Materializer {
     return name;
   }
 
-  private taskIndexOf(line: JsonlLine): number {
+  private taskIndexOf(line: JsonlLine): { task: number; seenBefore: boolean; explicit: boolean } {
     const given = line.value._ng_task_index;
     if (typeof given === "number" && Number.isInteger(given) && given >= 0) {
       this.nextTask = Math.max(this.nextTask, given + 1);
-      return given;
+      // Lines that name their task may share it with different repeats: track all of them.
+      const seenBefore = this.explicitTasks.has(given);
+      this.explicitTasks.add(given);
+      return { task: given, seenBefore, explicit: true };
     }
     const hash = lineHash(line.text);
-    let task = this.taskOfLine.get(hash);
-    if (task === undefined) {
-      task = this.nextTask++;
-      this.taskOfLine.set(hash, task);
-    }
-    return task;
+    const task = this.taskOfLine.get(hash);
+    if (task !== undefined) return { task, seenBefore: true, explicit: false };
+    this.taskOfLine.set(hash, this.nextTask);
+    return { task: this.nextTask++, seenBefore: false, explicit: false };
   }
 }

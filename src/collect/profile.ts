@@ -1,8 +1,8 @@
 // `gym eval profile`: per-task reward statistics of a rollout file, for curriculum filtering
 // (drop tasks every rollout solves, or none does). One streaming pass; a few numbers per task.
-import { closeSync, createReadStream, openSync, writeSync } from "node:fs";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
-import { createInterface } from "node:readline";
+import { scanLines } from "./line_scan.js";
 
 export interface TaskProfile {
   _ng_task_index: number;
@@ -46,14 +46,10 @@ export async function profileRewards(rolloutsPath: string, options: { passThresh
   const tasks = new Map<number, Running>();
   let rollouts = 0;
   let total = 0;
-  const reader = createInterface({ input: createReadStream(rolloutsPath, { encoding: "utf8" }), crlfDelay: Infinity });
-  let lineNo = 0;
-  for await (const line of reader) {
-    lineNo++;
-    if (!line.trim()) continue;
+  for (const { text, line: lineNo } of scanLines(rolloutsPath)) {
     let row: Record<string, unknown>;
     try {
-      row = JSON.parse(line) as Record<string, unknown>;
+      row = JSON.parse(text) as Record<string, unknown>;
     } catch {
       throw new Error(`${rolloutsPath}:${lineNo}: not valid JSON`);
     }

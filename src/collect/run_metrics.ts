@@ -6,10 +6,10 @@
 //     environment is running, its `/aggregate_metrics` is called per chunk of whole tasks (pass@k,
 //     majority@k, … — environment metrics are exact within a chunk, merged across chunks by task weight);
 //  3. per-task results stream to a temporary file and are copied into the metrics file at the end.
-import { closeSync, createReadStream, existsSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
+import { scanLines } from "./line_scan.js";
 import { callJson } from "../http/client.js";
 import { aggregateMetrics, keyMetrics, MetricsAccumulator, type AggregateResult } from "../metrics/aggregate.js";
 import { pairKey, pairOf } from "./lines.js";
@@ -129,12 +129,10 @@ export async function computeRunMetrics(outputPath: string, options: RunMetricsO
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
     if (existsSync(outputPath)) {
-      const reader = createInterface({ input: createReadStream(outputPath, { encoding: "utf8" }), crlfDelay: Infinity });
-      for await (const line of reader) {
-        if (!line.trim()) continue;
+      for (const { text } of scanLines(outputPath)) {
         let row: Record<string, unknown>;
         try {
-          row = JSON.parse(line) as Record<string, unknown>;
+          row = JSON.parse(text) as Record<string, unknown>;
         } catch {
           continue; // accounted (and reported) by the ledger; metrics read what is readable
         }
