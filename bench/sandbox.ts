@@ -1,11 +1,9 @@
 // `npm run bench -- sandbox [runs]`: what isolation costs. Sandbox runs per second and the overhead
 // per run against a plain spawn of the same program at 1/2/8-way concurrency; then the cost of
 // grading one code_gen problem with 1, 10 and 100 tests, one sandbox per test vs batched.
-// Prints the tables and writes them to bench/sandbox.md.
+// Prints the tables (paste them into bench/README.md).
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
 import os from "node:os";
-import { fileURLToPath } from "node:url";
 import { PYTHON } from "../src/sandbox/languages.js";
 import { Sandbox } from "../src/sandbox/runner.js";
 import { runBatched, runPerTest, type TestMode } from "../src/verifiers/code/run_tests.js";
@@ -132,5 +130,4 @@ export default async function main(args: string[]): Promise<void> {
     "",
   ].join("\n");
   process.stdout.write(text);
-  writeFileSync(fileURLToPath(new URL("./sandbox.md", import.meta.url)), text);
 }

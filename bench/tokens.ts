@@ -2,7 +2,7 @@
 // node-llama-cpp) on the tiny random-weight Qwen3-architecture GGUF: tokens/s by thread count and
 // sampler, with grammar and with raw-logprob scoring. (2) The cost of building a prompt per model
 // call: fresh render + tokenize (what any token-capturing client pays) vs. with on-policy prefix
-// correction, by conversation length. Results go in bench/tokens.md.
+// correction, by conversation length. Results are in bench/README.md.
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";

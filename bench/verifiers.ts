@@ -3,7 +3,7 @@
 // compute engine's isEqual" check would score on the same pairs. (2) Throughput and latency of the
 // worker pool on this machine's cores: the corpus predictions embedded in ~2 KB of model-style
 // reasoning text, all submitted at once. (3) Pathological inputs against the deadline.
-// Results go in bench/verifiers.md.
+// Results are in bench/README.md.
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";

@@ -42,7 +42,7 @@ export async function runUnitTests(sandbox: Sandbox, code: string, tests: UnitTe
     throw new Error(`unit_tests has ${tests.inputs.length} inputs but ${tests.outputs.length} outputs`);
   }
   if (tests.inputs.length === 0) return { result: [], metadata: { "execution time": 0 } };
-  // A batch of one only adds the harness's fork and warm-up to a single run (see bench/sandbox.md).
+  // A batch of one only adds the harness's fork and warm-up to a single run (see bench/README.md, Sandbox).
   return options.mode === "batched" && tests.inputs.length > 1 ? runBatched(sandbox, code, tests, options) : runPerTest(sandbox, code, tests, options);
 }
 
