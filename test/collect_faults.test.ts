@@ -2,7 +2,7 @@
 // and a `kill -9` of the whole process group mid-run followed by `--resume`. Either way every
 // requested (task, rollout) pair must end with exactly one final outcome, and the exit code must
 // say whether all succeeded.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -225,6 +225,32 @@ describe("--rollout-timeout", () => {
       expect(Date.now() - started).toBeLessThan(30_000);
     } finally {
       await slow.close();
+    }
+  });
+});
+
+describe("--resume without a plan file", () => {
+  it("plans again and keeps the results already written instead of starting over", async () => {
+    const engine = await startFakeEngine();
+    try {
+      const input = join(dir, "noplan_in.jsonl");
+      const output = join(dir, "noplan_out.jsonl");
+      writeInput(input, 4);
+      const args = ["eval", "run", ...modelArgs(engine, 30), "-i", input, "-o", output, "--quiet"];
+      expect((await runGym(args)).code).toBe(0);
+      const before = readLines(output);
+      // Lose the plan and one result line.
+      rmSync(output.replace(".jsonl", "_materialized_inputs.jsonl"));
+      writeFileSync(output, before.slice(0, 3).map((r) => JSON.stringify(r)).join("\n") + "\n");
+      const calls = engine.requests.length;
+      const resumed = await runGym([...args, "--resume"]);
+      expect(resumed.code).toBe(0);
+      expect(resumed.stderr).toContain("no plan at");
+      expect(readLines(output)).toHaveLength(4);
+      // Only the lost rollout ran again: two model calls.
+      expect(engine.requests.length - calls).toBe(2);
+    } finally {
+      await engine.close();
     }
   });
 });

@@ -111,16 +111,23 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
 
   let ledger: Ledger | undefined;
   let total: number;
-  if (options.resume && existsSync(paths.materialized)) {
+  if (options.resume) {
+    // Never delete results on --resume: without a plan (e.g. it was removed, or the run died while
+    // planning) plan again from the input and count whatever results exist as done.
+    if (!existsSync(paths.materialized)) {
+      options.onNotice?.(`no plan at ${paths.materialized}; planning from the input and keeping the results already in ${paths.output}`);
+      await options.writePlan(paths.materialized);
+    }
     for (const file of [paths.output, paths.failures]) {
       const cut = repairTornLine(file);
       if (cut > 0) options.onNotice?.(`repaired ${file}: removed a torn last line of ${cut} bytes (that rollout will run again)`);
     }
+    writeFileSync(paths.output, "", { flag: "a" });
+    rmSync(paths.done, { force: true });
     ledger = await readLedger(paths.output, paths.failures);
     total = 0;
     for await (const _ of planRows(paths.materialized)) total++;
   } else {
-    if (options.resume) options.onNotice?.(`nothing to resume at ${paths.materialized}; starting a new run`);
     for (const file of [paths.output, paths.failures, paths.metrics, paths.done]) rmSync(file, { force: true });
     total = await options.writePlan(paths.materialized);
     // Create the output now: an empty run still leaves an (empty) file, never a missing one.
