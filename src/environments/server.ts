@@ -8,6 +8,7 @@ import { aggregateMetrics as defaultAggregate } from "../metrics/aggregate.js";
 import type { InstanceContext } from "../orchestrate/implementation.js";
 import { AggregateMetricsRequest, VerifyRequest } from "../protocol/index.js";
 import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput } from "./define.js";
+import { SessionStore } from "./session_store.js";
 import { functionToolOf } from "./tool_schema.js";
 
 export async function buildEnvironmentServer<C, S>(
@@ -15,8 +16,9 @@ export async function buildEnvironmentServer<C, S>(
   instance: InstanceContext<C>,
 ): Promise<FastifyInstance> {
   const app = createServer({ name: instance.name });
-  // One store per instance: two instances of the same environment never share sessions.
-  const sessions = new Map<string, S>();
+  // One store per instance: two instances of the same environment never share sessions. Bounded
+  // (least recently used forgotten first) so a long run's finished rollouts do not pile up.
+  const sessions = new SessionStore<S>();
   const contextOf = (request: FastifyRequest): EnvironmentContext<C, S> => ({
     name: instance.name,
     config: instance.config,
