@@ -102,3 +102,26 @@ describe("classifyFailure", () => {
     expect(classifyFailure(new DeadlineError(5000))).toMatchObject({ failureClass: "timeout", message: "rollout deadline of 5 s passed" });
   });
 });
+
+describe("scanLines", () => {
+  it("yields every non-blank line with its byte offset and line number, across block boundaries and long lines", async () => {
+    const { scanLines, readAt } = await import("../src/collect/line_scan.js");
+    const { openSync, closeSync } = await import("node:fs");
+    const dir = tmp();
+    const file = join(dir, "lines.jsonl");
+    const lines = ["a", "", "ééé", "x".repeat(50), "", "tail without newline"];
+    writeFileSync(file, lines.join("\n"));
+    for (const block of [4, 7, 1 << 20]) {
+      const seen = [...scanLines(file, block)];
+      expect(seen.map((l) => [l.text, l.line])).toEqual([
+        ["a", 1],
+        ["ééé", 3],
+        ["x".repeat(50), 4],
+        ["tail without newline", 6],
+      ]);
+      const fd = openSync(file, "r");
+      for (const l of seen) expect(readAt(fd, l.offset, l.length).toString("utf8")).toBe(l.text);
+      closeSync(fd);
+    }
+  });
+});

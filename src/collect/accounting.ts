@@ -1,9 +1,9 @@
 // The end-of-run check, from the files on disk: every requested pair must have exactly one final
 // outcome — one success line, or (failing that) a failure in the attempt log. Anything else is
 // reported by name: missing pairs and duplicated successes.
-import { pairKey, pairOf } from "./lines.js";
+import { pairKey, pairOf, pairOfLine } from "./lines.js";
 import type { Ledger } from "./ledger.js";
-import { planRows } from "./plan.js";
+import { scanLines } from "./line_scan.js";
 
 export interface Accounting {
   requested: number;
@@ -22,9 +22,12 @@ const SHOWN = 20;
 export async function accountFor(planPath: string, ledger: Ledger): Promise<Accounting> {
   const result: Accounting = { requested: 0, succeeded: 0, failed: 0, failureClasses: {}, missing: { count: 0, first: [] }, duplicated: { count: 0, first: [] }, unplanned: 0 };
   let planned = 0;
-  for await (const row of planRows(planPath)) {
+  // Only the pair of each planned row matters here: read it off the line's prefix, parse nothing.
+  for (const { text, line } of scanLines(planPath)) {
+    const pair = pairOfLine(text);
+    if (!pair) throw new Error(`${planPath}:${line}: a planned row without _ng_task_index/_ng_rollout_index`);
     result.requested++;
-    const key = pairKey(row._ng_task_index, row._ng_rollout_index);
+    const key = pairKey(pair[0], pair[1]);
     const successes = ledger.successes.count(key);
     planned += successes;
     if (successes === 1) {

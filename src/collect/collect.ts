@@ -6,6 +6,7 @@ import { call, CallError, joinUrl, truncate, type RetryPolicy } from "../http/cl
 import { accountFor, type Accounting } from "./accounting.js";
 import { runEngine, type Execute, type FailureLimit, type Progress, type WorkItem } from "./engine.js";
 import { readLedger, repairTornLine, type Ledger } from "./ledger.js";
+import { scanLines } from "./line_scan.js";
 import { pairKey } from "./lines.js";
 import { planRows, writePlan, type RepeatsSpec, type Shard } from "./plan.js";
 import { siblingPaths } from "./paths.js";
@@ -126,7 +127,7 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
     rmSync(paths.done, { force: true });
     ledger = await readLedger(paths.output, paths.failures);
     total = 0;
-    for await (const _ of planRows(paths.materialized)) total++;
+    for (const _ of scanLines(paths.materialized)) total++;
   } else {
     for (const file of [paths.output, paths.failures, paths.metrics, paths.done]) rmSync(file, { force: true });
     total = await options.writePlan(paths.materialized);

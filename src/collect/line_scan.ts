@@ -16,29 +16,41 @@ export interface ScannedLine {
 export function* scanLines(path: string, blockSize = 1 << 20): Generator<ScannedLine> {
   const fd = openSync(path, "r");
   try {
-    const block = Buffer.alloc(blockSize);
-    let carry = Buffer.alloc(0);
-    let carryOffset = 0;
+    // One reused buffer: the unfinished tail of a block moves to the front, the next read fills the
+    // rest (grown only for a line longer than what is left).
+    let buffer = Buffer.alloc(blockSize);
+    let filled = 0; // bytes in buffer
+    let bufferOffset = 0; // file offset of buffer[0]
     let position = 0;
     let lineNo = 0;
     for (;;) {
-      const n = readSync(fd, block, 0, block.length, position);
+      if (filled === buffer.length) {
+        const bigger = Buffer.alloc(buffer.length * 2);
+        buffer.copy(bigger, 0, 0, filled);
+        buffer = bigger;
+      }
+      const n = readSync(fd, buffer, filled, buffer.length - filled, position);
       if (n === 0) break;
-      const data = carry.length ? Buffer.concat([carry, block.subarray(0, n)]) : block.subarray(0, n);
+      position += n;
+      filled += n;
       let start = 0;
-      for (let i = data.indexOf(0x0a); i !== -1; i = data.indexOf(0x0a, start)) {
+      for (let i = buffer.indexOf(0x0a, 0); i !== -1 && i < filled; i = buffer.indexOf(0x0a, start)) {
         lineNo++;
         if (i > start) {
-          const text = data.toString("utf8", start, i);
-          if (text.trim()) yield { text, offset: carryOffset + start, length: i - start, line: lineNo };
+          const text = buffer.toString("utf8", start, i);
+          if (text.trim()) yield { text, offset: bufferOffset + start, length: i - start, line: lineNo };
         }
         start = i + 1;
+        if (start >= filled) break;
       }
-      carryOffset += start;
-      carry = Buffer.from(data.subarray(start));
-      position += n;
+      buffer.copy(buffer, 0, start, filled);
+      filled -= start;
+      bufferOffset += start;
     }
-    if (carry.length && carry.toString("utf8").trim()) yield { text: carry.toString("utf8"), offset: carryOffset, length: carry.length, line: lineNo + 1 };
+    if (filled > 0) {
+      const text = buffer.toString("utf8", 0, filled);
+      if (text.trim()) yield { text, offset: bufferOffset, length: filled, line: lineNo + 1 };
+    }
   } finally {
     closeSync(fd);
   }

@@ -105,6 +105,8 @@ function* tasksInOrder(state: AgentState): Generator<{ task: number; rows: Array
   const fd = openSync(state.spoolPath, "r");
   try {
     const order = state.index.order();
+    // One reused read buffer (rows are small; it grows for a larger one).
+    let buffer = Buffer.alloc(64 * 1024);
     let current: { task: number; rows: Array<Record<string, unknown>> } | undefined;
     for (const at of order) {
       const [task] = pairOf(state.index.keys[at]!);
@@ -113,9 +115,10 @@ function* tasksInOrder(state: AgentState): Generator<{ task: number; rows: Array
         current = undefined;
       }
       current ??= { task, rows: [] };
-      const buffer = Buffer.alloc(state.index.lengths[at]!);
-      readSync(fd, buffer, 0, buffer.length, state.index.offsets[at]!);
-      current.rows.push(JSON.parse(buffer.toString("utf8")) as Record<string, unknown>);
+      const length = state.index.lengths[at]!;
+      if (length > buffer.length) buffer = Buffer.alloc(Math.max(length, buffer.length * 2));
+      readSync(fd, buffer, 0, length, state.index.offsets[at]!);
+      current.rows.push(JSON.parse(buffer.toString("utf8", 0, length)) as Record<string, unknown>);
     }
     if (current) yield current;
   } finally {
@@ -145,10 +148,11 @@ export async function computeRunMetrics(outputPath: string, options: RunMetricsO
           agents.set(name, state);
         }
         state.overall.add(row);
-        const compact = Buffer.from(JSON.stringify(compactRow(row)));
-        writeSync(state.spoolFd, compact);
-        state.index.push(pairKey(Number(row._ng_task_index), Number(row._ng_rollout_index)), state.spoolBytes, compact.length);
-        state.spoolBytes += compact.length;
+        // Written as a string: a Buffer per row is external memory the GC is slow to reclaim.
+        const compact = JSON.stringify(compactRow(row));
+        const bytes = writeSync(state.spoolFd, compact);
+        state.index.push(pairKey(Number(row._ng_task_index), Number(row._ng_rollout_index)), state.spoolBytes, bytes);
+        state.spoolBytes += bytes;
       }
     }
     const summaries: AgentMetricsSummary[] = [];
