@@ -169,8 +169,7 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
 }
 
 export async function collect(options: CollectOptions): Promise<CollectSummary> {
-  let warnings: string[] = [];
-  const summary = await runPlanned({
+  return runPlanned({
     ...options,
     writePlan: async (planPath) => {
       const plan = await writePlan({
@@ -184,8 +183,7 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
         addSeed: options.addSeed,
         shard: options.shard,
       });
-      warnings = plan.warnings;
-      for (const warning of warnings) options.onNotice?.(warning);
+      for (const warning of plan.warnings) options.onNotice?.(warning);
       return plan.total;
     },
     execute: agentRunner(options.agentUrls, { retry: options.retry }),
@@ -195,5 +193,4 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
     },
     shardLabel: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
   });
-  return summary;
 }
