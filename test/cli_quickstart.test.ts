@@ -34,3 +34,12 @@ describe("gym eval run --config examples/quickstart.yaml", () => {
     expect(result.stdout).not.toContain("sk-secret-123");
   });
 });
+
+describe("the gym bin", () => {
+  it("is executable as installed (npx runs the file itself, not through node)", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { GYM } = await import("./helpers/cli.js");
+    const help = execFileSync(GYM, ["--help"], { encoding: "utf8" });
+    expect(help).toContain("Usage: gym");
+  });
+});
