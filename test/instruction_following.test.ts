@@ -184,23 +184,3 @@ describe("graded text: first content part of the last output item", () => {
     expect(r.follow_instruction_list).toEqual([true, false]);
   });
 });
-
-describe("registry and config", () => {
-  it("is registered and its config defines the environment and its simple agent", async () => {
-    const { parse } = await import("yaml");
-    const { environmentConfigPath, loadImplementation } = await import("../src/orchestrate/registry.js");
-    const { METADATA_KEYS } = await import("../src/orchestrate/implementation.js");
-    const simpleAgent = (await import("../src/agents/simple_agent.js")).default;
-    const implementation = await loadImplementation("resources_servers", "instruction_following");
-    expect(implementation.id).toBe("instruction_following");
-    const config = parse(readFileSync(environmentConfigPath("instruction_following"), "utf8"));
-    expect(Object.keys(config)).toEqual(["instruction_following", "instruction_following_simple_agent"]);
-    const withoutMetadata = (fields: Record<string, unknown>) =>
-      Object.fromEntries(Object.entries(fields).filter(([key]) => !(METADATA_KEYS as readonly string[]).includes(key)));
-    implementation.configSchema.parse(withoutMetadata(config.instruction_following.resources_servers.instruction_following));
-    const agent = simpleAgent.configSchema.parse(withoutMetadata(config["instruction_following_simple_agent"].responses_api_agents.simple_agent));
-    expect(agent.resources_server).toEqual({ type: "resources_servers", name: "instruction_following" });
-    const agentFields = config[Object.keys(config)[1]!].responses_api_agents.simple_agent;
-    expect(readFileSync(new URL(`../${agentFields.datasets[0].jsonl_fpath}`, import.meta.url), "utf8").trim().split("\n")).toHaveLength(5);
-  });
-});

@@ -376,23 +376,3 @@ describe("aggregate metrics", () => {
     expect(result.body.per_sample_aggregate.accuracy).toHaveLength(3);
   });
 });
-
-describe("registry and config", () => {
-  it("is registered and its config defines the environment and its simple agent", async () => {
-    const { parse } = await import("yaml");
-    const { environmentConfigPath, loadImplementation } = await import("../src/orchestrate/registry.js");
-    const { METADATA_KEYS } = await import("../src/orchestrate/implementation.js");
-    const simpleAgent = (await import("../src/agents/simple_agent.js")).default;
-    const implementation = await loadImplementation("resources_servers", "mcqa");
-    expect(implementation.id).toBe("mcqa");
-    const config = parse(readFileSync(environmentConfigPath("mcqa"), "utf8"));
-    expect(Object.keys(config)).toEqual(["mcqa", "mcqa_simple_agent"]);
-    const withoutMetadata = (fields: Record<string, unknown>) =>
-      Object.fromEntries(Object.entries(fields).filter(([key]) => !(METADATA_KEYS as readonly string[]).includes(key)));
-    implementation.configSchema.parse(withoutMetadata(config.mcqa.resources_servers.mcqa));
-    const agent = simpleAgent.configSchema.parse(withoutMetadata(config["mcqa_simple_agent"].responses_api_agents.simple_agent));
-    expect(agent.resources_server).toEqual({ type: "resources_servers", name: "mcqa" });
-    const agentFields = config[Object.keys(config)[1]!].responses_api_agents.simple_agent;
-    expect(readFileSync(new URL(`../${agentFields.datasets[0].jsonl_fpath}`, import.meta.url), "utf8").trim().split("\n")).toHaveLength(5);
-  });
-});

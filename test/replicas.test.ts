@@ -3,30 +3,20 @@
 // (counters say so in the status `gym env status --json` prints), and it rejoins once it answers.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resolveCliConfig } from "../src/cli/config_args.js";
 import { runRollouts } from "../src/client/rollouts.js";
-import { call, callJson, closeDispatcher, NO_RETRY } from "../src/http/client.js";
+import { call, callJson, NO_RETRY } from "../src/http/client.js";
 import { listen } from "../src/http/server.js";
 import vllmModel from "../src/models/vllm_model.js";
 import type { ReplicaStats } from "../src/models/replicas.js";
 import { ROLLOUT_HEADER } from "../src/models/rollout_header.js";
 import { buildInstance, startServers, type RunningServers } from "../src/orchestrate/start.js";
 import { serverStatus } from "../src/orchestrate/status.js";
-import { startFakeEngine, type FakeEngine, type FakeEngineOptions } from "./doubles/fake_engine.js";
+import type { FakeEngine } from "./doubles/fake_engine.js";
+import { engineOf, onTeardown } from "./helpers/scope.js";
 import { SHARED_EXAMPLES } from "./helpers/cli.js";
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterAll(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-  await closeDispatcher();
-});
-
-async function engineOf(options: FakeEngineOptions = {}): Promise<FakeEngine> {
-  const engine = await startFakeEngine(options);
-  cleanups.push(() => engine.close());
-  return engine;
-}
 
 function weatherRows(count: number): Array<Record<string, any>> {
   const base = JSON.parse(readFileSync(join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
@@ -56,7 +46,7 @@ describe("three engine replicas, one killed mid-run", () => {
       { config: [], resourcesServer: "example_single_tool_call", modelType: "vllm_model", modelUrl: "unused", model: "m" },
     );
     servers = await startServers(resolved.instances, { headPort: 0 });
-    cleanups.push(() => servers.stop());
+    onTeardown(() => servers.stop());
     const [first, victim, last] = engines as [FakeEngine, FakeEngine, FakeEngine];
     killedPort = Number(new URL(victim.url).port);
 
@@ -126,7 +116,7 @@ describe("replicas: timeouts and single engines", () => {
     const config = vllmModel.configSchema.parse({ model: "m", retry_backoff_s: 0.01, ...fields });
     const app = await buildInstance(vllmModel, { name: "policy_model", config, urlOf: () => "" });
     const url = await listen(app);
-    cleanups.push(() => app.close());
+    onTeardown(() => app.close());
     return url;
   }
 

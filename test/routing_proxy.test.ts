@@ -3,28 +3,18 @@
 // ambiguity is a 409 naming the routes; routes move and go over HTTP without a restart.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { resolveCliConfig } from "../src/cli/config_args.js";
 import { runRollouts } from "../src/client/rollouts.js";
-import { call, closeDispatcher, NO_RETRY } from "../src/http/client.js";
+import { call, NO_RETRY } from "../src/http/client.js";
 import { listen } from "../src/http/server.js";
 import routingProxy from "../src/models/routing_proxy.js";
 import { ROLLOUT_HEADER } from "../src/models/rollout_header.js";
 import { startServers, type RunningServers } from "../src/orchestrate/start.js";
-import { startFakeEngine, type FakeEngine, type FakeEngineOptions } from "./doubles/fake_engine.js";
+import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
+import { engineOf, onTeardown } from "./helpers/scope.js";
 import { SHARED_EXAMPLES } from "./helpers/cli.js";
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterAll(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-  await closeDispatcher();
-});
-
-async function engineOf(options: FakeEngineOptions = {}): Promise<FakeEngine> {
-  const engine = await startFakeEngine(options);
-  cleanups.push(() => engine.close());
-  return engine;
-}
 
 async function json(url: string, options: Parameters<typeof call>[1] = {}) {
   const result = await call(url, { retry: NO_RETRY, ...options });
@@ -52,7 +42,7 @@ describe("routing_proxy as the policy model of a real agent", () => {
     b = await engineOf({ model: "real-b", delayMs: 200 });
     const resolved = await resolveCliConfig([], { config: [], resourcesServer: "example_single_tool_call", modelType: "routing_proxy" });
     servers = await startServers(resolved.instances, { headPort: 0 });
-    cleanups.push(() => servers.stop());
+    onTeardown(() => servers.stop());
     proxy = servers.urlOf("policy_model");
   });
 
@@ -141,7 +131,7 @@ describe("routing_proxy on its own", () => {
   async function proxyWith(config: Record<string, unknown>): Promise<string> {
     const app = await routingProxy.build({ name: "proxy", config: routingProxy.configSchema.parse({ retry_backoff_s: 0.01, ...config }), urlOf: () => "" });
     const url = await listen(app);
-    cleanups.push(() => app.close());
+    onTeardown(() => app.close());
     return url;
   }
 

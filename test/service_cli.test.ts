@@ -5,23 +5,11 @@
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MissingRolloutsError, RolloutStreamError, runRollouts, streamRollouts, type RolloutRow } from "../src/client/rollouts.js";
-import { closeDispatcher } from "../src/http/client.js";
-import { startFakeEngine, type FakeEngine, type FakeEngineOptions } from "./doubles/fake_engine.js";
+import { engineOf, onTeardown } from "./helpers/scope.js";
 import { REPO_ROOT, runGym, SHARED_EXAMPLES, startGym, waitForOutput } from "./helpers/cli.js";
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterAll(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-  await closeDispatcher();
-});
-
-async function engineOf(options: FakeEngineOptions = {}): Promise<FakeEngine> {
-  const engine = await startFakeEngine(options);
-  cleanups.push(() => engine.close());
-  return engine;
-}
 
 function exampleRows(id: string, count: number, agent?: string): Array<Record<string, any>> {
   const lines = readFileSync(join(SHARED_EXAMPLES, id, "example.jsonl"), "utf8").trim().split("\n");
@@ -38,7 +26,7 @@ function exampleRows(id: string, count: number, agent?: string): Array<Record<st
 /** Starts `gym serve`, waits until it listens, and returns its URLs, its stdout so far, and the process. */
 async function gymServe(args: string[]): Promise<{ child: ChildProcess; serviceUrl: string; headUrl: string | undefined; stdout: string }> {
   const child = startGym(["serve", "--port", "0", ...args]);
-  cleanups.push(async () => {
+  onTeardown(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGKILL");
       await new Promise((r) => child.once("exit", r));

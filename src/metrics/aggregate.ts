@@ -6,6 +6,8 @@ export interface AggregateResult {
   agent_metrics: Record<string, number>;
   key_metrics: Record<string, number>;
   group_level_metrics: Array<Record<string, unknown>>;
+  /** Per score, the mean of each run (rollout index) across tasks, as the pass/majority helper gives it. */
+  per_sample_aggregate?: Record<string, number[]>;
 }
 
 /** Bookkeeping fields that are numbers but not measurements. */

@@ -123,13 +123,7 @@ export function codeGenMetrics(rows: Array<Record<string, unknown>>, defaults: A
     const key = `pass@1[avg-of-${highestK(sub, "avg")}]/accuracy`;
     if (key in sub) key_metrics[`${difficulty}/${key}`] = sub[key]!;
   }
-  const result: AggregateResult & { per_sample_aggregate: Record<string, number[]> } = {
-    agent_metrics,
-    key_metrics,
-    group_level_metrics: defaults.group_level_metrics,
-    per_sample_aggregate,
-  };
-  return result;
+  return { agent_metrics, key_metrics, group_level_metrics: defaults.group_level_metrics, per_sample_aggregate };
 }
 
 export default defineEnvironment({

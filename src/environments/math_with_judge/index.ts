@@ -120,13 +120,7 @@ export function mathMetrics(rows: Array<Record<string, unknown>>, defaults: Aggr
     if (key.includes("no_answer") || key.includes("_across_runs")) continue;
     if (key.startsWith(`pass@1[avg-of-${avgK}]/`) || key.startsWith(`pass@${passK}/`) || key.startsWith(`majority@${majorityK}/`)) key_metrics[key] = value;
   }
-  const result: AggregateResult & { per_sample_aggregate: Record<string, number[]> } = {
-    agent_metrics,
-    key_metrics,
-    group_level_metrics: defaults.group_level_metrics,
-    per_sample_aggregate,
-  };
-  return result;
+  return { agent_metrics, key_metrics, group_level_metrics: defaults.group_level_metrics, per_sample_aggregate };
 }
 
 /** The environment, plus the instance lifecycle: the judge URL resolver and the pool's shutdown. */
