@@ -92,6 +92,12 @@ describe("gym eval run: bad input fails with one clear paragraph and a non-zero 
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
   });
 
+  it("a bad GYM_HEAP_GROWING_PERCENT is named before anything runs", async () => {
+    const result = await runGym([...base(), "-i", "in.jsonl", "-o", join(dir, "h_out.jsonl")], { env: { GYM_HEAP_GROWING_PERCENT: "1.5x" } });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe('gym: error: GYM_HEAP_GROWING_PERCENT must be a whole number ≥ 0 (0 = V8\'s default), not "1.5x"');
+  });
+
   it("an unknown agent is named with the agents that exist", async () => {
     const input = join(dir, "ghost.jsonl");
     writeFileSync(input, `${JSON.stringify({ responses_create_params: { input: "hi" }, agent_ref: { type: "responses_api_agents", name: "ghost_agent" } })}\n`);

@@ -8,6 +8,7 @@ import { classifyFailure, DeadlineError, ReportedFailure } from "../src/collect/
 import { repairTornLine, readLedger } from "../src/collect/ledger.js";
 import { KeyList, pairKey, pairOf, pairOfLine, resultLine } from "../src/collect/lines.js";
 import { parseRepeatsSpec, parseShard, resolveRepeats } from "../src/collect/plan.js";
+import { DEFAULT_HEAP_GROWING_PERCENT, tuneHeap } from "../src/orchestrate/heap.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "gym-units-"));
 
@@ -123,5 +124,15 @@ describe("scanLines", () => {
       for (const l of seen) expect(readAt(fd, l.offset, l.length).toString("utf8")).toBe(l.text);
       closeSync(fd);
     }
+  });
+});
+
+describe("tuneHeap", () => {
+  it("uses 50% by default, takes GYM_HEAP_GROWING_PERCENT (0 = V8's own), and refuses anything else", () => {
+    expect(tuneHeap({})).toBe(DEFAULT_HEAP_GROWING_PERCENT);
+    expect(tuneHeap({ GYM_HEAP_GROWING_PERCENT: "" })).toBe(DEFAULT_HEAP_GROWING_PERCENT);
+    expect(tuneHeap({ GYM_HEAP_GROWING_PERCENT: "0" })).toBe(0);
+    expect(tuneHeap({ GYM_HEAP_GROWING_PERCENT: "100" })).toBe(100);
+    for (const bad of ["-5", "1.5", "lots"]) expect(() => tuneHeap({ GYM_HEAP_GROWING_PERCENT: bad })).toThrow(/whole number/);
   });
 });

@@ -2,7 +2,14 @@
 // `gym`: the command line. Thin by design: it parses arguments and calls the modules that do the
 // work, imported lazily so that `gym --help` starts in milliseconds.
 import { Command, Option } from "commander";
-import { fail } from "./exit.js";
+import { tuneHeap } from "../orchestrate/heap.js";
+import { fail, UsageError } from "./exit.js";
+
+try {
+  tuneHeap();
+} catch (error) {
+  fail(new UsageError((error as Error).message));
+}
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

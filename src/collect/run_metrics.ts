@@ -4,7 +4,7 @@
 //     compact copy of each row (scalars + token usage) to a temporary file with a 24-byte index entry;
 //  2. the spool is read back in task order; per task the default statistics are computed, and, when the
 //     environment is running, its `/aggregate_metrics` is called per chunk of whole tasks (pass@k,
-//     majority@k, … — environment metrics are exact within a chunk, merged across chunks by task weight);
+//     majority@k, …), and the chunks' results are merged into what one call would give (metrics/chunk_merge.ts);
 //  3. per-task results stream to a temporary file and are copied into the metrics file at the end.
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { scanLines } from "./line_scan.js";
 import { callJson } from "../http/client.js";
 import { aggregateMetrics, keyMetrics, MetricsAccumulator, type AggregateResult } from "../metrics/aggregate.js";
+import { ChunkedMetricsMerger } from "../metrics/chunk_merge.js";
 import { pairKey, pairOf } from "./lines.js";
 
 export interface AgentMetricsSummary {
@@ -21,18 +22,27 @@ export interface AgentMetricsSummary {
   /** Tasks with group-level metrics (the entries themselves are in the metrics file). */
   tasks: number;
   /**
-   * Other keys the environment's `/aggregate_metrics` returned (e.g. `per_sample_aggregate`), kept as
-   * returned when all tasks fit one chunk (they cannot be merged across chunks in general).
+   * Other keys the environment's `/aggregate_metrics` returned: all of them, as returned, when the
+   * tasks fit one chunk; over several chunks only `per_sample_aggregate` (merged exactly).
    */
   extras?: Record<string, unknown>;
+  /** Environment metrics that several chunks could only approximate (see metrics/chunk_merge.ts). */
+  approximated?: string[];
 }
 
 export interface RunMetricsOptions {
   /** Where to POST `/aggregate_metrics` for an agent (its agent server forwards to the environment). */
   aggregateUrlOf?: (agent: string) => string | undefined;
-  /** Tasks per `/aggregate_metrics` call. */
-  chunkTasks?: number;
+  /** Rollouts per `/aggregate_metrics` call (whole tasks: a larger task goes alone). */
+  chunkRollouts?: number;
 }
+
+/**
+ * Small enough that a chunk (sent, parsed by the environment, answered with per-task entries, parsed
+ * back — all in this process when the servers run here) stays a few MB; the merge keeps the metrics
+ * exact however many chunks a run takes.
+ */
+const DEFAULT_CHUNK_ROLLOUTS = 2_000;
 
 /** Keys the collector computes exactly itself; an environment's values for them are ignored. */
 const DEFAULT_STAT = /^(mean|max|min|median|std)\//;
@@ -174,42 +184,38 @@ export async function computeRunMetrics(outputPath: string, options: RunMetricsO
 async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Promise<AgentMetricsSummary> {
   const exact = state.overall.summary();
   const url = options.aggregateUrlOf?.(state.name);
-  const chunkTasks = options.chunkTasks ?? 10_000;
+  const chunkRollouts = options.chunkRollouts ?? DEFAULT_CHUNK_ROLLOUTS;
   const groups = openSync(state.groupsPath, "w");
-  const sums = new Map<string, { weighted: number; tasks: number }>();
+  const merger = new ChunkedMetricsMerger();
+  const skip = (key: string) => DEFAULT_STAT.test(key) && key in exact; // the collector's own are exact
   let keyMetricNames: string[] | undefined;
-  let extras: Record<string, unknown> | undefined;
+  let firstExtras: Record<string, unknown> = {};
   let chunks = 0;
   let tasks = 0;
   let chunk: Array<Record<string, unknown>> = [];
-  let chunkTaskCount = 0;
+  let rolloutsPerTask: number[] = [];
   const writeGroup = (group: Record<string, unknown>) => {
     writeSync(groups, `${tasks++ === 0 ? "" : ",\n"}${JSON.stringify(group)}`);
   };
   const flush = async () => {
     if (chunk.length === 0) return;
     const result = await callJson<Partial<AggregateResult>>(url!, { body: { verify_responses: chunk } });
-    for (const [key, value] of Object.entries(result.agent_metrics ?? {})) {
-      // The collector's own statistics are exact over all rollouts: they win over a chunk's.
-      if ((DEFAULT_STAT.test(key) && key in exact) || typeof value !== "number" || !Number.isFinite(value)) continue;
-      const s = sums.get(key) ?? { weighted: 0, tasks: 0 };
-      s.weighted += value * chunkTaskCount;
-      s.tasks += chunkTaskCount;
-      sums.set(key, s);
-    }
+    merger.add(result, rolloutsPerTask, skip);
     keyMetricNames ??= Object.keys(result.key_metrics ?? {});
-    const { agent_metrics: _a, key_metrics: _k, group_level_metrics: _g, ...rest } = result as Record<string, unknown>;
-    extras = chunks++ === 0 && Object.keys(rest).length > 0 ? rest : undefined;
+    if (chunks++ === 0) {
+      const { agent_metrics: _a, key_metrics: _k, group_level_metrics: _g, ...rest } = result as Record<string, unknown>;
+      firstExtras = rest;
+    }
     for (const group of result.group_level_metrics ?? []) writeGroup(group as Record<string, unknown>);
     chunk = [];
-    chunkTaskCount = 0;
+    rolloutsPerTask = [];
   };
   try {
     for (const { task, rows } of tasksInOrder(state)) {
       if (url) {
-        if (chunkTaskCount >= chunkTasks) await flush();
-        chunk.push(...rows);
-        chunkTaskCount++;
+        if (chunk.length > 0 && chunk.length + rows.length > chunkRollouts) await flush();
+        for (const row of rows) chunk.push(row);
+        rolloutsPerTask.push(rows.length);
       } else {
         writeGroup({ _ng_task_index: task, num_rollouts: rows.length, ...aggregateMetrics(rows).agent_metrics });
       }
@@ -218,17 +224,21 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
   } finally {
     closeSync(groups);
   }
-  const envMetrics = Object.fromEntries([...sums].map(([k, s]) => [k, s.weighted / s.tasks]));
-  const agent_metrics = { ...exact, ...envMetrics };
+  const merged = merger.agentMetrics();
+  const agent_metrics = { ...exact, ...merged.metrics };
   const key_metrics = keyMetricNames
     ? Object.fromEntries(keyMetricNames.map((k) => [k, agent_metrics[k]]).filter(([, v]) => v !== undefined))
     : keyMetrics(exact);
+  // One chunk: whatever else the environment returned, as returned. Several: what can be merged.
+  const perSample = merger.perSampleAggregate();
+  const extras = chunks === 1 ? firstExtras : perSample ? { per_sample_aggregate: perSample } : {};
   return {
     agent_ref: { type: "responses_api_agents", name: state.name },
     agent_metrics,
     key_metrics: key_metrics as Record<string, number>,
     tasks,
-    ...(extras && chunks === 1 ? { extras } : {}),
+    ...(Object.keys(extras).length > 0 ? { extras } : {}),
+    ...(merged.approximate.length > 0 ? { approximated: merged.approximate } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 // The one HTTP client: `undici.request` over a single pooled keep-alive dispatcher (Node 20's global
 // fetch bundles an older undici and opens more sockets), with per-call timeouts and bounded retries.
+import { EventEmitter } from "node:events";
 import { Agent, request, type Dispatcher } from "undici";
 import type { CookieJar } from "./cookies.js";
 
@@ -89,6 +90,23 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 /**
+ * The abort signal of one attempt, as undici accepts it: an EventEmitter with `aborted` and `reason`.
+ * An AbortController is an EventTarget, several times dearer to make and to listen to, and every
+ * hop of every rollout makes one.
+ */
+class CallSignal extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit("abort");
+  }
+}
+
+/**
  * Sends one HTTP request, retrying connection errors, 429 and 5xx within `retry.attempts`.
  * Returns the final response whatever its status (callers decide what a 4xx means);
  * throws CallError only when no response came back at all within the budget.
@@ -104,20 +122,19 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
     if (payload !== undefined) headers["content-type"] = "application/json";
     const cookie = options.cookies?.header();
     if (cookie) headers.cookie = cookie;
-    // One controller and one timer per attempt: AbortSignal.timeout + AbortSignal.any cost several
-    // times more, and this runs for every hop of every rollout.
-    const controller = new AbortController();
+    // One signal and one timer per attempt: AbortSignal.timeout + AbortSignal.any cost several times
+    // more, and this runs for every hop of every rollout.
+    const signal = new CallSignal();
     const timeout = { aborted: false };
     const timer = setTimeout(() => {
       timeout.aborted = true;
-      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+      signal.abort(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
-    const forward = () => controller.abort(options.signal!.reason);
+    const forward = () => signal.abort(options.signal!.reason);
     if (options.signal) {
       if (options.signal.aborted) forward();
       else options.signal.addEventListener("abort", forward, { once: true });
     }
-    const signal = controller.signal;
     try {
     let response: Dispatcher.ResponseData;
     try {

@@ -78,7 +78,8 @@ export function majorityScore(samples: Sample[]): number {
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-function sampleStd(xs: number[]): number {
+/** Sample std (ddof = 1), 0 for fewer than two values. */
+export function sampleStd(xs: number[]): number {
   if (xs.length < 2) return 0;
   const m = mean(xs);
   return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));

@@ -298,7 +298,8 @@ export class ReplicaPool {
         if (c.inFlight < chosen.inFlight) chosen = c;
       }
     }
-    if (key) {
+    // One replica has nothing to stick to: keeping an entry per rollout would only grow the map.
+    if (key && this.replicas.length > 1) {
       // Re-inserted so the Map's order is least recently used first.
       this.sticky.delete(key);
       this.sticky.set(key, chosen);

@@ -2,10 +2,12 @@
 // instance, listens on the port the parent chose, says "ready" over IPC, and exits with its parent.
 import { readFileSync } from "node:fs";
 import { listen } from "../http/server.js";
+import { tuneHeap } from "./heap.js";
 import { loadImplementation } from "./registry.js";
 import { buildInstance, refResolver, type ChildSpec } from "./start.js";
 
 async function main(): Promise<void> {
+  tuneHeap(); // the parent checked GYM_HEAP_GROWING_PERCENT before starting any child
   const spec = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as ChildSpec;
   // The parent's IPC channel closing means the parent is gone: never outlive it.
   process.on("disconnect", () => process.exit(0));

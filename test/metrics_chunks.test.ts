@@ -1,0 +1,192 @@
+// Environment metrics computed over chunks of tasks and merged must equal one call over every task:
+// the collector sends large runs in small chunks to keep its memory flat, and that must not change a
+// single number (pass@k, majority@k, the across-runs spread, per_sample_aggregate).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { computeRunMetrics } from "../src/collect/run_metrics.js";
+import { resultLine } from "../src/collect/lines.js";
+import mcqa from "../src/environments/mcqa/index.js";
+import { startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { ChunkedMetricsMerger, kOfMetric } from "../src/metrics/chunk_merge.js";
+import { passAtKMetrics } from "../src/metrics/pass_at_k.js";
+
+/** Deterministic pseudo-random numbers (mulberry32), so every run tests the same rows. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `tasks` tasks × `repeats` rollouts of an mcqa-like score: answers A–D or none, gold per task. */
+function rows(tasks: number, repeats: (task: number) => number, seed: number, graded = false): Array<Record<string, unknown>> {
+  const next = random(seed);
+  const out: Array<Record<string, unknown>> = [];
+  for (let t = 0; t < tasks; t++) {
+    const skill = next(); // how often this task is answered right
+    for (let r = 0; r < repeats(t); r++) {
+      const u = next();
+      const answer = u < 0.1 ? null : u < 0.1 + 0.9 * skill ? "A" : "BCD"[Math.floor(next() * 3)]!;
+      const reward = graded ? Math.round(next() * 4) / 4 : answer === "A" ? 1 : 0;
+      out.push({ _ng_task_index: t, _ng_rollout_index: r, reward, extracted_answer: answer });
+    }
+  }
+  return out;
+}
+
+const scores = (row: Record<string, unknown>) => ({ accuracy: row.reward as number });
+
+/** Splits rows into chunks of whole tasks of at most `size` tasks each. */
+function chunksOf(all: Array<Record<string, unknown>>, size: number): Array<Array<Record<string, unknown>>> {
+  const chunks: Array<Array<Record<string, unknown>>> = [];
+  for (const row of all) {
+    const chunk = Math.floor((row._ng_task_index as number) / size);
+    (chunks[chunk] ??= []).push(row);
+  }
+  return chunks;
+}
+
+function rolloutsPerTask(chunk: Array<Record<string, unknown>>): number[] {
+  const counts = new Map<unknown, number>();
+  for (const row of chunk) counts.set(row._ng_task_index, (counts.get(row._ng_task_index) ?? 0) + 1);
+  return [...counts.values()];
+}
+
+function expectSameMetrics(actual: Record<string, number>, expected: Record<string, number>): void {
+  expect(Object.keys(actual).sort()).toEqual(Object.keys(expected).sort());
+  for (const [key, value] of Object.entries(expected)) {
+    expect(actual[key], key).toBeCloseTo(value, 9);
+  }
+}
+
+describe("kOfMetric", () => {
+  it("reads k from pass@k, pass@1[avg-of-k] and majority@k keys, and nothing from others", () => {
+    expect(kOfMetric("pass@4/accuracy")).toBe(4);
+    expect(kOfMetric("pass@1[avg-of-16]/no_answer/std_dev_across_runs")).toBe(16);
+    expect(kOfMetric("majority@3/accuracy")).toBe(3);
+    expect(kOfMetric("mean/reward")).toBeUndefined();
+    expect(kOfMetric("passing@2/x")).toBeUndefined();
+  });
+});
+
+describe("ChunkedMetricsMerger", () => {
+  const cases = [
+    { name: "binary scores, 5 repeats", all: rows(37, () => 5, 1), answerKey: "extracted_answer" },
+    { name: "graded (non-binary) scores, 4 repeats", all: rows(23, () => 4, 2, true), answerKey: undefined },
+    { name: "uneven repeats (1 to 6 per task)", all: rows(29, (t) => 1 + (t % 6), 3), answerKey: "extracted_answer" },
+  ];
+  for (const c of cases) {
+    for (const size of [1, 4, 10]) {
+      it(`${c.name}: chunks of ${size} tasks merge to the one-call result`, () => {
+        const whole = passAtKMetrics(c.all, { scores, answerKey: c.answerKey });
+        const merger = new ChunkedMetricsMerger();
+        for (const chunk of chunksOf(c.all, size)) {
+          const part = passAtKMetrics(chunk, { scores, answerKey: c.answerKey });
+          merger.add({ agent_metrics: part.metrics, per_sample_aggregate: part.per_sample_aggregate }, rolloutsPerTask(chunk));
+        }
+        const merged = merger.agentMetrics();
+        // Uneven repeats: the across-runs spread at k reads only tasks with ≥ k rollouts, the merged
+        // per-run accuracies every task with that run, so only the uniform cases are exact there.
+        const uniform = !c.name.startsWith("uneven");
+        const expected = uniform ? whole.metrics : Object.fromEntries(Object.entries(whole.metrics).filter(([k]) => !k.endsWith("_across_runs")));
+        const actual = uniform ? merged.metrics : Object.fromEntries(Object.entries(merged.metrics).filter(([k]) => !k.endsWith("_across_runs")));
+        expectSameMetrics(actual, expected);
+        expect(merged.approximate).toEqual([]);
+        const perSample = merger.perSampleAggregate()!;
+        for (const [score, runs] of Object.entries(whole.per_sample_aggregate)) {
+          expect(perSample[score]).toHaveLength(runs.length);
+          runs.forEach((value, r) => expect(perSample[score]![r], `${score}[${r}]`).toBeCloseTo(value, 9));
+        }
+      });
+    }
+  }
+
+  it("the across-runs spread is not an average of the chunks' spreads", () => {
+    // Two chunks whose per-run accuracies differ wildly inside each but not overall.
+    const all = [
+      ...[1, 0].flatMap((reward, r) => [{ _ng_task_index: 0, _ng_rollout_index: r, reward }]),
+      ...[0, 1].flatMap((reward, r) => [{ _ng_task_index: 1, _ng_rollout_index: r, reward }]),
+    ];
+    const merger = new ChunkedMetricsMerger();
+    for (const chunk of chunksOf(all, 1)) {
+      const part = passAtKMetrics(chunk, { scores });
+      expect(part.metrics["pass@1[avg-of-2]/accuracy/std_dev_across_runs"]).toBeCloseTo(Math.SQRT2 * 50, 9);
+      merger.add({ agent_metrics: part.metrics, per_sample_aggregate: part.per_sample_aggregate }, rolloutsPerTask(chunk));
+    }
+    // Overall both runs score 50%: no spread at all.
+    expect(merger.agentMetrics().metrics["pass@1[avg-of-2]/accuracy/std_dev_across_runs"]).toBe(0);
+  });
+
+  it("without per_sample_aggregate, names the across-runs keys it could only approximate", () => {
+    const all = rows(6, () => 3, 4);
+    const merger = new ChunkedMetricsMerger();
+    for (const chunk of chunksOf(all, 3)) merger.add({ agent_metrics: passAtKMetrics(chunk, { scores }).metrics }, rolloutsPerTask(chunk));
+    expect(merger.perSampleAggregate()).toBeUndefined();
+    expect(merger.agentMetrics().approximate.sort()).toEqual([
+      "pass@1[avg-of-2]/accuracy/std_dev_across_runs",
+      "pass@1[avg-of-2]/accuracy/std_err_across_runs",
+      "pass@1[avg-of-3]/accuracy/std_dev_across_runs",
+      "pass@1[avg-of-3]/accuracy/std_err_across_runs",
+    ]);
+  });
+});
+
+describe("a run's metrics file, one /aggregate_metrics call vs many (real mcqa server)", () => {
+  let env: RunningInstance;
+  let dir: string;
+  let output: string;
+  beforeAll(async () => {
+    env = await startInstance(mcqa);
+    dir = mkdtempSync(join(tmpdir(), "gym-chunks-"));
+    output = join(dir, "out.jsonl");
+    // Written out of order, as concurrent rollouts finish.
+    const all = rows(40, () => 4, 5).map((row): Record<string, unknown> => ({ ...row, agent_ref: { type: "responses_api_agents", name: "mcqa_agent" }, response: { usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } } }));
+    all.reverse();
+    writeFileSync(output, all.map((row) => resultLine(row._ng_task_index as number, row._ng_rollout_index as number, row)).join(""));
+  });
+  afterAll(async () => {
+    await env.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function metricsWith(chunkRollouts: number) {
+    const computed = await computeRunMetrics(output, { aggregateUrlOf: () => `${env.url}/aggregate_metrics`, chunkRollouts });
+    const path = join(dir, `metrics_${chunkRollouts}.json`);
+    try {
+      computed.write(path);
+    } finally {
+      computed.dispose();
+    }
+    return { summary: computed.summaries[0]!, file: JSON.parse(readFileSync(path, "utf8")) };
+  }
+
+  it("gives the same agent metrics, per_sample_aggregate and per-task entries", async () => {
+    const one = await metricsWith(1_000_000);
+    for (const chunkRollouts of [4, 12, 30]) {
+      const many = await metricsWith(chunkRollouts);
+      expectSameMetrics(many.summary.agent_metrics, one.summary.agent_metrics);
+      expect(many.summary.key_metrics).toEqual(one.summary.key_metrics);
+      expect(many.summary.approximated).toBeUndefined();
+      const expected = one.file[0].per_sample_aggregate as Record<string, number[]>;
+      expect(Object.keys(many.file[0].per_sample_aggregate)).toEqual(Object.keys(expected));
+      for (const [score, runs] of Object.entries(expected)) {
+        runs.forEach((value, r) => expect(many.file[0].per_sample_aggregate[score][r]).toBeCloseTo(value, 9));
+      }
+      expect(many.file[0].group_level_metrics).toEqual(one.file[0].group_level_metrics);
+    }
+    // The numbers are real: four runs over 40 tasks, spread across runs present and non-zero.
+    expect(one.summary.agent_metrics["pass@4/accuracy"]).toBeGreaterThan(0);
+    expect(one.summary.agent_metrics["pass@1[avg-of-4]/accuracy/std_dev_across_runs"]).toBeGreaterThan(0);
+    expect(one.file[0].group_level_metrics).toHaveLength(40);
+  });
+
+  it("a task larger than a chunk is sent whole, never split", async () => {
+    const many = await metricsWith(1);
+    expect(many.file[0].group_level_metrics.map((g: { num_rollouts?: number }) => g.num_rollouts)).toEqual(Array(40).fill(4));
+  });
+});
