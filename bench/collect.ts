@@ -3,7 +3,9 @@
 // fast fake engine running in its own process, and prints, per layout and concurrency: rollouts/s,
 // CPU-ms per rollout of Gymkit's whole process tree (the engine excluded), and peak RSS of that tree.
 // Layouts: one process (`gym eval run`), and all-HTTP (`gym env start --process-per-server` +
-// `gym eval run --no-serve`). Then a memory-scaling run over distinct input rows.
+// `gym eval run --no-serve`); at concurrency 64 also one process with V8's default heap growth
+// (GYM_HEAP_GROWING_PERCENT=0), to show what Gymkit's setting costs and saves. Then a memory-scaling
+// run over distinct input rows.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -103,8 +105,8 @@ function writeInput(path: string, rows: number): void {
   writeFileSync(path, `${lines.join("\n")}\n`);
 }
 
-function gym(args: string[]): ChildProcess {
-  return spawn(process.execPath, [GYM, ...args], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+function gym(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, [GYM, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
 }
 
 function waitFor(child: ChildProcess, marker?: string): Promise<number | null> {
@@ -135,17 +137,20 @@ async function startEngine(): Promise<{ url: string; child: ChildProcess }> {
   return { url, child };
 }
 
-async function oneProcess(engineUrl: string, input: string, rollouts: number, concurrency: number, dir: string): Promise<Measurement> {
+/** `heapGrowingPercent` overrides Gymkit's heap growing factor (0 = V8's own heuristic). */
+async function oneProcess(engineUrl: string, input: string, rollouts: number, concurrency: number, dir: string, heapGrowingPercent?: number): Promise<Measurement> {
   const output = join(dir, `one_${concurrency}_${rollouts}.jsonl`);
   const started = Date.now();
-  const child = gym(["eval", "run", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", engineUrl, "--model", "m", "-i", input, "-o", output, "--concurrency", String(concurrency), "--quiet"]);
+  const env = heapGrowingPercent === undefined ? {} : { GYM_HEAP_GROWING_PERCENT: String(heapGrowingPercent) };
+  const child = gym(["eval", "run", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", engineUrl, "--model", "m", "-i", input, "-o", output, "--concurrency", String(concurrency), "--quiet"], env);
   const meter = new TreeMeter(() => [child.pid!]);
   meter.start();
   const code = await waitFor(child);
   meter.stop();
   const seconds = (Date.now() - started) / 1000;
   rmSync(output, { force: true });
-  return { layout: "one process", concurrency, rollouts, seconds, cpuMsPerRollout: meter.cpuMs() / rollouts, peakRssMb: meter.peakRssKb / 1024, ok: code === 0 };
+  const layout = heapGrowingPercent === 0 ? "one process, V8's default heap growth" : "one process";
+  return { layout, concurrency, rollouts, seconds, cpuMsPerRollout: meter.cpuMs() / rollouts, peakRssMb: meter.peakRssKb / 1024, ok: code === 0 };
 }
 
 async function allHttp(engineUrl: string, input: string, rollouts: number, concurrency: number, dir: string, headPort: number): Promise<Measurement> {
@@ -183,6 +188,11 @@ export default async function main(): Promise<void> {
     for (const c of concurrencies) {
       rows.push(await oneProcess(engine.url, input, rollouts, c, dir));
       process.stderr.write(`one process, concurrency ${c}: done\n`);
+      if (c === 64) {
+        // The price and the gain of Gymkit's heap growing factor, side by side.
+        rows.push(await oneProcess(engine.url, input, rollouts, c, dir, 0));
+        process.stderr.write(`one process with V8's default heap growth, concurrency ${c}: done\n`);
+      }
       rows.push(await allHttp(engine.url, input, rollouts, c, dir, 21000 + c));
       process.stderr.write(`all HTTP, concurrency ${c}: done\n`);
     }

@@ -245,3 +245,46 @@ describe("defineEnvironment options", () => {
     expect(defineEnvironment({ id: "x", description: "", verify: () => ({ reward: 0 }) }).configSchema.safeParse({ a: 1 }).success).toBe(false);
   });
 });
+
+describe("defineEnvironment setup and teardown", () => {
+  it("makes resources once per instance, hands them to every handler with urlOf, and releases them on close", async () => {
+    const made: Array<{ instance: string; calls: number; closed: boolean }> = [];
+    const counter = defineEnvironment({
+      id: "counter_env",
+      description: "counts calls per instance",
+      configSchema: z.strictObject({ judge: z.string().default("judge_model") }),
+      setup: ({ name }) => {
+        const resources = { instance: name, calls: 0, closed: false };
+        made.push(resources);
+        return resources;
+      },
+      teardown: (resources) => {
+        resources.closed = true;
+      },
+      tools: {
+        bump: {
+          description: "count a call",
+          args: z.object({}),
+          handler: (_args, ctx) => ({ instance: ctx.resources.instance, calls: ++ctx.resources.calls, judge: ctx.urlOf(ctx.config.judge) }),
+        },
+      },
+      verify: (_request, ctx) => ({ reward: ctx.resources.calls }),
+    });
+    const servers = { judge_model: "http://127.0.0.1:9/v1" };
+    const a = await startInstance(counter, { name: "a", servers });
+    const b = await startInstance(counter, { name: "b", servers });
+    try {
+      expect(made.map((m) => m.instance)).toEqual(["a", "b"]);
+      await a.request("/bump", {});
+      expect((await a.request("/bump", {})).body).toEqual({ instance: "a", calls: 2, judge: "http://127.0.0.1:9/v1" });
+      expect((await b.request("/bump", {})).body).toMatchObject({ instance: "b", calls: 1 });
+      const verified = await a.request("/verify", { responses_create_params: { input: "hi" }, response: responseWith([assistantMessage("ok")]) });
+      expect(verified.body.reward).toBe(2);
+    } finally {
+      await a.close();
+    }
+    expect(made.map((m) => m.closed)).toEqual([true, false]);
+    await b.close();
+    expect(made.map((m) => m.closed)).toEqual([true, true]);
+  });
+});

@@ -85,7 +85,7 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
   }
   const resolved = { ...composed, instances: await validateConfig(composed.config, { provenance: composed.provenance, allowUndefinedModels: how.environmentsOnly }) };
 
-  const instances: InstanceSpec[] = resolved.instances.map((i) => ({ name: i.name, type: i.type, implementation: i.implementation, fields: i.fields }));
+  const instances: InstanceSpec[] = resolved.instances.map((i) => ({ name: i.name, type: i.type, implementation: i.implementation, fields: i.fields, entrypoint: i.entrypoint }));
   let onlyAgentOfResourcesServer: string | undefined;
   if (options.resourcesServer) {
     const agents = instances.filter(

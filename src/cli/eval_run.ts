@@ -31,6 +31,7 @@ interface EvalRunOptions extends CliConfigOptions {
   shard?: string;
   modelReadyTimeout: string;
   serve: boolean;
+  processPerServer?: boolean;
   headUrl: string;
   quiet: boolean;
 }
@@ -111,7 +112,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   try {
     if (options.serve) {
       await waitForModels(resolved.instances, readyTimeoutS * 1000);
-      servers = await startServers(resolved.instances, { headPort: 0, globalConfig: resolved.redacted });
+      servers = await startServers(resolved.instances, { headPort: 0, processPerServer: options.processPerServer, globalConfig: resolved.redacted });
       agentUrls = new Map(servers.instances.filter((i) => i.server_type === "responses_api_agents").map((i) => [i.name, i.url]));
     } else {
       const instances = await fetchInstances(options.headUrl);

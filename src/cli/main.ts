@@ -85,6 +85,7 @@ Exit codes:
   .option("--shard <i/n>", "run only the tasks of shard I of N (task index mod N); merge with `gym eval aggregate`")
   .option("--model-ready-timeout <s>", "how long the model endpoint may take to answer at start-up", "30")
   .option("--no-serve", "do not start servers; collect against the ones a running head knows")
+  .option("--process-per-server", "run each started instance in its own process")
   .option("--head-url <url>", "head server to use with --no-serve", "http://127.0.0.1:11000")
   .addOption(new Option("--quiet", "no progress line").default(false))
   .action(async (overrides: string[], options) => (await import("./eval_run.js")).evalRun(overrides, options));

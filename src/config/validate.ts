@@ -2,6 +2,8 @@
 // the server type and implementation id must exist, refs must point at instances of the right type,
 // and each instance's fields (metadata keys aside) must pass the implementation's strict schema.
 // Every problem is collected and thrown together as one ConfigError.
+import { existsSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { z } from "zod";
 import type { ServerType } from "../protocol/index.js";
 import { METADATA_KEYS, type ServerImplementation } from "../orchestrate/implementation.js";
@@ -22,11 +24,13 @@ export interface ResolvedInstance {
   fields: Record<string, unknown>;
   /** The source that defined the instance (a file path, env.yaml, or a command-line override). */
   source: string;
+  /** Absolute path of the module of an implementation Gymkit does not ship (from `entrypoint`). */
+  entrypoint?: string;
 }
 
 /** The registry functions validation needs; tests inject small fakes. */
 export interface ImplementationRegistry {
-  loadImplementation(type: ServerType, id: string): Promise<ServerImplementation<any>>;
+  loadImplementation(type: ServerType, id: string, entrypoint?: string): Promise<ServerImplementation<any>>;
   builtinIds(type: ServerType): string[];
 }
 
@@ -61,17 +65,25 @@ async function validateInstance(
   const base = [name, type, id];
   const from = (...path: PropertyKey[]) => fromSource(provenance, [...base, ...path.map(String)]);
   const known = reg.builtinIds(type);
-  if (!known.includes(id)) {
+  // Your own implementation: an id Gymkit does not ship, from the module `entrypoint` names.
+  // NeMo Gym configs point `entrypoint` at the Python server (app.py): beside an unknown id that is
+  // most likely a typo'd built-in id, so it is reported as one.
+  const entrypoint = known.includes(id) ? undefined : entrypointOf(rawFields, provenance, [...base, "entrypoint"]);
+  const python = entrypoint?.endsWith(".py") ?? false;
+  if (!known.includes(id) && (entrypoint === undefined || python)) {
     problems.add(
-      `Instance \`${name}\`${from()} uses the ${type} implementation \`${id}\`, which does not exist.${didYouMean(id, known)} Available ${type}: ${listNames(known)}.`,
+      `Instance \`${name}\`${from()} uses the ${type} implementation \`${id}\`, which does not exist.${didYouMean(id, known)} Available ${type}: ${listNames(known)}; ` +
+        (python
+          ? `its entrypoint \`${String(rawFields.entrypoint)}\` is a Python (NeMo Gym) server, which Gymkit does not run: run it with NeMo Gym and give its URL to a Gymkit agent, or write it with defineEnvironment and set \`entrypoint:\` to that JavaScript module.`
+          : `for your own, set \`entrypoint:\` to the JavaScript module that exports it.`),
     );
     return undefined;
   }
   let impl: ServerImplementation<any>;
   try {
-    impl = await reg.loadImplementation(type, id);
+    impl = await reg.loadImplementation(type, id, entrypoint);
   } catch (error) {
-    problems.add(`Instance \`${name}\`${from()}: could not load the ${type} implementation \`${id}\`: ${(error as Error).message}`);
+    problems.add(`Instance \`${name}\`${from(...(entrypoint ? ["entrypoint"] : []))}: could not load the ${type} implementation \`${id}\`: ${(error as Error).message}`);
     return undefined;
   }
 
@@ -92,7 +104,19 @@ async function validateInstance(
   // host/port are metadata to the implementation but the orchestrator binds them.
   if (rawFields.host !== undefined) fields.host = rawFields.host;
   if (rawFields.port !== undefined) fields.port = rawFields.port;
-  return { name, type, implementation: id, fields, source: provenance.sourceOf([name]) ?? "unknown source" };
+  return { name, type, implementation: id, fields, source: provenance.sourceOf([name]) ?? "unknown source", ...(entrypoint ? { entrypoint } : {}) };
+}
+
+/**
+ * `entrypoint` as an absolute path: relative to the config file that set it (as NeMo Gym's is
+ * relative to its server's folder), or to the working directory when it came from an override.
+ */
+function entrypointOf(rawFields: Mapping, provenance: Provenance, path: string[]): string | undefined {
+  const value = rawFields.entrypoint;
+  if (typeof value !== "string" || value.trim() === "") return undefined;
+  const source = provenance.sourceOf(path);
+  const base = source && existsSync(source) && statSync(source).isFile() ? dirname(resolve(source)) : process.cwd();
+  return resolve(base, value);
 }
 
 // host and port are metadata (stripped before the schema), so they are checked here.

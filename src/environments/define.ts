@@ -4,29 +4,37 @@
 import { z } from "zod";
 import type { AggregateResult } from "../metrics/aggregate.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
-import type { VerifyRequest } from "../protocol/index.js";
+import type { ServerRef, VerifyRequest } from "../protocol/index.js";
 import { buildEnvironmentServer } from "./server.js";
 import { functionToolOf, type FunctionToolSpec } from "./tool_schema.js";
 
-/** What every handler of an environment receives besides its input. */
-export interface EnvironmentContext<C, S> {
+/** One running instance of an environment, as `setup` sees it. */
+export interface EnvironmentInstance<C> {
   /** Instance name (the top-level config key), e.g. `example_multi_step`. */
   name: string;
   /** The instance's config fields, validated by `configSchema`. */
   config: C;
+  /** Base URL of another instance the config refers to (e.g. a judge model server). */
+  urlOf(ref: ServerRef | string): string;
+}
+
+/** What every handler of an environment receives besides its input. */
+export interface EnvironmentContext<C, S, R = undefined> extends EnvironmentInstance<C> {
   /** This rollout's session id (from the session cookie the agent round-trips). */
   sessionId: string;
   /** Per-rollout state of this environment instance, keyed by session id. */
   sessions: Map<string, S>;
+  /** What `setup` made for this instance (worker pools, clients, …); undefined without `setup`. */
+  resources: R;
 }
 
-export interface ToolDefinition<A extends z.ZodObject, C, S> {
+export interface ToolDefinition<A extends z.ZodObject, C, S, R = undefined> {
   /** Shown to the model in the tool's JSON schema. */
   description: string;
   /** Arguments. Missing required keys → 422; unknown keys are dropped, as NeMo Gym does. */
   args: A;
   /** Returns the tool result; it is sent to the agent as JSON. */
-  handler(args: z.output<A>, ctx: EnvironmentContext<C, S>): unknown;
+  handler(args: z.output<A>, ctx: EnvironmentContext<C, S, R>): unknown;
 }
 
 /** `verify` returns the reward and any extra fields; both are merged into the echoed request. */
@@ -51,6 +59,7 @@ export interface EnvironmentDefinition<
   F extends z.ZodRawShape,
   G extends z.ZodRawShape,
   T extends Record<string, z.ZodObject>,
+  R = undefined,
 > {
   /** Implementation id as written in config YAML (`resources_servers: {<id>: {...}}`). */
   id: string;
@@ -66,11 +75,18 @@ export interface EnvironmentDefinition<
   rowFields?: F;
   /** Row fields `/seed_session` reads (NeMo Gym's seed request model); enforced only on that route. */
   seedFields?: G;
-  tools?: { [K in keyof T]: ToolDefinition<T[K], C, S> };
+  /**
+   * Makes what one instance needs for its whole life (a worker pool, a client, a cache), once, when
+   * the instance starts; every handler gets it as `ctx.resources`. Two instances never share it.
+   */
+  setup?(instance: EnvironmentInstance<C>): R | Promise<R>;
+  /** Releases what `setup` made, when the instance's server closes. */
+  teardown?(resources: R): void | Promise<void>;
+  tools?: { [K in keyof T]: ToolDefinition<T[K], C, S, R> };
   /** Prepares this session's state from the row. Returns the reply body (default `{}`). */
-  seedSession?(row: SeedInput<G>, ctx: EnvironmentContext<C, S>): unknown;
+  seedSession?(row: SeedInput<G>, ctx: EnvironmentContext<C, S, R>): unknown;
   /** Scores a finished rollout. */
-  verify(request: VerifyInput<F>, ctx: EnvironmentContext<C, S>): VerifyResult | Promise<VerifyResult>;
+  verify(request: VerifyInput<F>, ctx: EnvironmentContext<C, S, R>): VerifyResult | Promise<VerifyResult>;
   /** `GET /reverify_mode`: "stateless" when `/verify` needs no session (it can be re-run later). */
   reverifyMode?: "stateless" | "unknown";
   /** Replaces the default `/aggregate_metrics`; `ctx.defaults` gives the default result to build on. */
@@ -99,7 +115,8 @@ export function defineEnvironment<
   F extends z.ZodRawShape = Record<never, never>,
   G extends z.ZodRawShape = Record<never, never>,
   T extends Record<string, z.ZodObject> = Record<never, never>,
->(definition: EnvironmentDefinition<C, S, F, G, T>): EnvironmentImplementation<C> {
+  R = undefined,
+>(definition: EnvironmentDefinition<C, S, F, G, T, R>): EnvironmentImplementation<C> {
   for (const name of Object.keys(definition.tools ?? {})) {
     if (!TOOL_NAME.test(name)) throw new Error(`environment ${definition.id}: tool name "${name}" must match ${TOOL_NAME}`);
     if (RESERVED_ROUTES.has(name)) throw new Error(`environment ${definition.id}: tool name "${name}" is a reserved route`);

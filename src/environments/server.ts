@@ -11,19 +11,23 @@ import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefiniti
 import { SessionStore } from "./session_store.js";
 import { functionToolOf } from "./tool_schema.js";
 
-export async function buildEnvironmentServer<C, S>(
-  definition: EnvironmentDefinition<C, S, any, any, any>,
+export async function buildEnvironmentServer<C, S, R>(
+  definition: EnvironmentDefinition<C, S, any, any, any, R>,
   instance: InstanceContext<C>,
 ): Promise<FastifyInstance> {
+  const resources = definition.setup ? await definition.setup(instance) : (undefined as R);
   const app = createServer({ name: instance.name });
+  if (definition.teardown) app.addHook("onClose", async () => definition.teardown!(resources));
   // One store per instance: two instances of the same environment never share sessions. Bounded
   // (least recently used forgotten first) so a long run's finished rollouts do not pile up.
   const sessions = new SessionStore<S>();
-  const contextOf = (request: FastifyRequest): EnvironmentContext<C, S> => ({
+  const contextOf = (request: FastifyRequest): EnvironmentContext<C, S, R> => ({
     name: instance.name,
     config: instance.config,
+    urlOf: instance.urlOf,
     sessionId: request.sessionId,
     sessions,
+    resources,
   });
 
   const seedSchema = z.looseObject(definition.seedFields ?? {});
@@ -60,7 +64,7 @@ export async function buildEnvironmentServer<C, S>(
   const reverifyMode = definition.reverifyMode ?? "unknown";
   app.get("/reverify_mode", async (_request, reply) => sendJson(reply, reverifyMode));
 
-  const tools = Object.entries(definition.tools ?? {}) as Array<[string, ToolDefinition<z.ZodObject, C, S>]>;
+  const tools = Object.entries(definition.tools ?? {}) as Array<[string, ToolDefinition<z.ZodObject, C, S, R>]>;
   const toolSpecs = tools.map(([name, tool]) => functionToolOf(name, tool.description, tool.args));
   app.get("/tools", async (_request, reply) => sendJson(reply, toolSpecs));
 

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => process.exit(0));
   process.on("SIGINT", () => process.exit(0));
   try {
-    const implementation = await loadImplementation(spec.instance.type, spec.instance.implementation);
+    const implementation = await loadImplementation(spec.instance.type, spec.instance.implementation, spec.instance.entrypoint);
     const { host: _h, port: _p, ...fields } = spec.instance.fields;
     const config = implementation.configSchema.parse(fields);
     const urlOf = refResolver(new Map(Object.entries(spec.urls)), new Map(Object.entries(spec.types)));

@@ -1,8 +1,9 @@
-// Where each implementation id lives. Loaded lazily so that `gym --help` (and a server process that
-// runs one instance) imports only what it uses.
+// Where each implementation id lives: Gymkit's own, loaded lazily so that `gym --help` (and a server
+// process that runs one instance) imports only what it uses, and your own, from the module a config's
+// `entrypoint` names.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ServerType } from "../protocol/index.js";
 import type { ServerImplementation } from "./implementation.js";
 
@@ -32,10 +33,46 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
   },
 };
 
-export async function loadImplementation(type: ServerType, id: string): Promise<ServerImplementation<any>> {
+/**
+ * A built-in implementation by id, or, for an id Gymkit does not ship, the one exported by the
+ * JavaScript module at `entrypoint` (an absolute path; config validation resolves it against the
+ * config file that set it). A built-in id ignores `entrypoint`: NeMo Gym configs set it to the
+ * Python server of the same environment.
+ */
+export async function loadImplementation(type: ServerType, id: string, entrypoint?: string): Promise<ServerImplementation<any>> {
   const loader = IMPLEMENTATIONS[type][id];
-  if (!loader) throw new Error(`unknown ${type} implementation "${id}"`);
-  return (await loader()).default;
+  if (loader) return (await loader()).default;
+  if (entrypoint === undefined) throw new Error(`unknown ${type} implementation "${id}"`);
+  return loadEntrypoint(type, id, entrypoint);
+}
+
+const JS_MODULE = /\.(?:m?js|cjs)$/;
+
+async function loadEntrypoint(type: ServerType, id: string, entrypoint: string): Promise<ServerImplementation<any>> {
+  if (entrypoint.endsWith(".py")) {
+    throw new Error(
+      `entrypoint ${entrypoint} is a Python (NeMo Gym) server; Gymkit loads JavaScript modules. Run that server with NeMo Gym and give its URL to a Gymkit agent, or write the ${type} implementation with Gymkit's defineEnvironment`,
+    );
+  }
+  if (/\.[mc]?ts$/.test(entrypoint)) {
+    throw new Error(`entrypoint ${entrypoint} is TypeScript; Node 20 imports JavaScript: compile it (e.g. with tsc) and point entrypoint at the .js file`);
+  }
+  if (!JS_MODULE.test(entrypoint)) throw new Error(`entrypoint ${entrypoint} must be a JavaScript module (.js, .mjs or .cjs)`);
+  if (!existsSync(entrypoint)) throw new Error(`entrypoint ${entrypoint} does not exist`);
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(entrypoint).href)) as { default?: unknown };
+  } catch (error) {
+    throw new Error(`entrypoint ${entrypoint} failed to load: ${(error as Error).message}`, { cause: error });
+  }
+  const impl = module.default as Partial<ServerImplementation<any>> | undefined;
+  if (!impl || typeof impl.build !== "function" || typeof impl.configSchema?.safeParse !== "function") {
+    throw new Error(`entrypoint ${entrypoint} must export a server implementation as its default export (e.g. \`export default defineEnvironment({...})\`)`);
+  }
+  if (impl.type !== type || impl.id !== id) {
+    throw new Error(`entrypoint ${entrypoint} exports the ${impl.type} implementation "${impl.id}", but the config asks for the ${type} implementation "${id}"`);
+  }
+  return impl as ServerImplementation<any>;
 }
 
 /** The package root (the folder holding package.json), from both src/ (tests) and dist/ (installed). */

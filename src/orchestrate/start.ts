@@ -19,6 +19,8 @@ export interface InstanceSpec {
   implementation: string;
   /** Validated implementation fields (may include `host` / `port`). */
   fields: Record<string, unknown>;
+  /** The module of an implementation Gymkit does not ship (absolute path). */
+  entrypoint?: string;
 }
 
 export interface StartOptions {
@@ -111,7 +113,7 @@ async function startInProcess(specs: InstanceSpec[]): Promise<Started> {
   };
   try {
     for (const spec of specs) {
-      const implementation = await loadImplementation(spec.type, spec.implementation);
+      const implementation = await loadImplementation(spec.type, spec.implementation, spec.entrypoint);
       const config = implementation.configSchema.parse(stripPlacement(spec.fields));
       const app = await buildInstance(implementation, { name: spec.name, config, urlOf });
       apps.push(app);

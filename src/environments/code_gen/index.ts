@@ -5,7 +5,7 @@
 // computed here from what the sandboxed program printed, so the program cannot forge it.
 import { z } from "zod";
 import type { AggregateResult } from "../../metrics/aggregate.js";
-import { highestK, passAtKMetrics } from "../../metrics/pass_at_k.js";
+import { highestK, passAtKMetrics, sampleStd } from "../../metrics/pass_at_k.js";
 import { outputText } from "../../protocol/responses.js";
 import { sharedSandbox } from "../../sandbox/shared.js";
 import { extractCode } from "../../verifiers/code/extract.js";
@@ -46,7 +46,6 @@ function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
     }
   };
 }
-const limiters = new Map<string, ReturnType<typeof limiter>>();
 
 /**
  * NeMo Gym's reasoning-format check: a think tag in the answer text, or either tag more than once
@@ -61,12 +60,6 @@ export function reasoningFormatViolation(text: string, output: ReadonlyArray<Rec
   }
   const count = (tag: string) => reasoning.split(tag).length - 1;
   return count("<think>") > 1 || count("</think>") > 1;
-}
-
-function sampleStd(xs: number[]): number {
-  if (xs.length < 2) return 0;
-  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
-  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
 }
 
 /**
@@ -131,6 +124,8 @@ export default defineEnvironment({
   description: "Competitive programming: the last fenced code block runs against unit tests in the sandbox (LiveCodeBench grading).",
   configSchema: Config as z.ZodType<Config>,
   reverifyMode: "stateless",
+  // `num_processes` test runs of this instance at once.
+  setup: ({ config }) => limiter(config.num_processes),
   aggregateMetrics: (rows, ctx) => codeGenMetrics(rows, ctx.defaults(rows)),
   verify: async (request, ctx) => {
     const metadataField = (request as Record<string, unknown>).verifier_metadata as Record<string, unknown> | null | undefined;
@@ -154,9 +149,7 @@ export default defineEnvironment({
 
     const started = performance.now();
     const sandbox = await sharedSandbox();
-    let limit = limiters.get(ctx.name);
-    if (!limit) limiters.set(ctx.name, (limit = limiter(ctx.config.num_processes)));
-    const tests = await limit(() =>
+    const tests = await ctx.resources(() =>
       runUnitTests(sandbox, code, parsed.data, {
         timeoutSecs: ctx.config.unit_test_timeout_secs,
         mode: ctx.config.test_mode,

@@ -5,11 +5,10 @@
 import { z } from "zod";
 import type { AggregateResult } from "../../metrics/aggregate.js";
 import { highestK, passAtKMetrics } from "../../metrics/pass_at_k.js";
-import type { InstanceContext } from "../../orchestrate/implementation.js";
 import { outputText, ResponsesCreateParams, ServerRef } from "../../protocol/index.js";
 import { callJudge, finalJudgeText, firstLabelIs, JudgeFailure, judgeRequest, type JudgeEvaluation } from "../../verifiers/judge.js";
 import { MathVerifierPool } from "../../verifiers/math/pool.js";
-import { defineEnvironment, type EnvironmentImplementation } from "../define.js";
+import { defineEnvironment } from "../define.js";
 import { JUDGE_EQUAL, JUDGE_NOT_EQUAL, JUDGE_SYSTEM_PROMPT, judgeUserPrompt } from "./prompt.js";
 
 const Config = z.strictObject({
@@ -24,18 +23,6 @@ const Config = z.strictObject({
 });
 type Config = z.output<typeof Config>;
 
-/** One verifier pool per running instance (keyed by its config object), closed with its server. */
-const pools = new WeakMap<object, MathVerifierPool>();
-
-function poolFor(config: Config): MathVerifierPool {
-  let pool = pools.get(config);
-  if (!pool) {
-    pool = new MathVerifierPool({ size: config.library_verifier_max_concurrency, timeoutMs: config.library_verifier_timeout_seconds * 1000 });
-    pools.set(config, pool);
-  }
-  return pool;
-}
-
 /** Judge calls retry transient failures briefly; past that the rollout is a `judge_failed` failure. */
 const JUDGE_RETRY = { attempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 };
 
@@ -46,7 +33,7 @@ async function judgeOnce(config: Config, baseUrl: string, question: string, a: s
   return { equal: firstLabelIs(finalJudgeText(evaluation.response), JUDGE_EQUAL, JUDGE_NOT_EQUAL), evaluation };
 }
 
-const definition = defineEnvironment({
+export default defineEnvironment({
   id: "math_with_judge",
   description: "Math answers checked symbolically (math-verify 0.8.0 as NeMo Gym uses it), with an optional LLM judge.",
   configSchema: Config,
@@ -55,10 +42,13 @@ const definition = defineEnvironment({
     expected_answer: z.string(),
   },
   reverifyMode: "stateless",
+  // One verifier pool per instance, closed with its server.
+  setup: ({ config }) => new MathVerifierPool({ size: config.library_verifier_max_concurrency, timeoutMs: config.library_verifier_timeout_seconds * 1000 }),
+  teardown: (pool) => pool.close(),
   verify: async (request, ctx) => {
     const config = ctx.config;
     const generated = outputText(request.response);
-    const verdict = await poolFor(config).verify(request.expected_answer, generated);
+    const verdict = await ctx.resources.verify(request.expected_answer, generated);
     const libraryReward = verdict.reward;
     const extracted = verdict.extracted;
     if (!config.should_use_judge || libraryReward > 0.5) {
@@ -68,7 +58,7 @@ const definition = defineEnvironment({
     const evaluations: JudgeEvaluation[] = [];
     let reward = 0;
     try {
-      const baseUrl = judgeUrl(config);
+      const baseUrl = ctx.urlOf(config.judge_model_server);
       const first = await judgeOnce(config, baseUrl, request.question, request.expected_answer, answer);
       evaluations.push(first.evaluation);
       if (first.equal) {
@@ -85,14 +75,6 @@ const definition = defineEnvironment({
   },
   aggregateMetrics: (rows, ctx) => mathMetrics(rows, ctx.defaults(rows)),
 });
-
-/** The judge server's URL, resolved per call: `urlOf` lives in the instance context, not verify's. */
-const urlResolvers = new WeakMap<object, (ref: ServerRef) => string>();
-function judgeUrl(config: Config): string {
-  const urlOf = urlResolvers.get(config);
-  if (!urlOf) throw new JudgeFailure("ConfigError", "no judge_model_server URL for this instance");
-  return urlOf(config.judge_model_server);
-}
 
 /**
  * symbolic_accuracy (every row) and judge_accuracy (rows the judge saw) with pass@k and majority@k
@@ -122,19 +104,3 @@ export function mathMetrics(rows: Array<Record<string, unknown>>, defaults: Aggr
   }
   return { agent_metrics, key_metrics, group_level_metrics: defaults.group_level_metrics, per_sample_aggregate };
 }
-
-/** The environment, plus the instance lifecycle: the judge URL resolver and the pool's shutdown. */
-const implementation: EnvironmentImplementation<Config> = {
-  ...definition,
-  async build(context: InstanceContext<Config>) {
-    urlResolvers.set(context.config, (ref) => context.urlOf(ref));
-    const app = await definition.build(context);
-    app.addHook("onClose", async () => {
-      await pools.get(context.config)?.close();
-      pools.delete(context.config);
-    });
-    return app;
-  },
-};
-
-export default implementation;

@@ -25,27 +25,44 @@ const Config = z.strictObject({
 });
 type Config = z.infer<typeof Config>;
 
-/** One session manager per environment instance, made on first use. */
-const managers = new Map<string, Promise<SessionManager>>();
-function sessionsOf(name: string, config: Config): Promise<SessionManager> {
-  let manager = managers.get(name);
-  if (!manager) {
-    manager = sharedSandbox().then(
-      (sandbox) =>
-        new SessionManager(sandbox, {
-          idleMs: config.session_idle_secs * 1000,
-          limits: { memoryBytes: config.memory_limit_mb * 1024 * 1024 },
-        }),
-    );
-    manager.catch(() => managers.delete(name));
-    managers.set(name, manager);
+/** One instance's interpreters: a session manager made on first use (only stateful runs need one). */
+class Interpreters {
+  private manager?: Promise<SessionManager>;
+
+  constructor(private readonly config: Config) {}
+
+  get started(): boolean {
+    return this.manager !== undefined;
   }
-  return manager;
+
+  sessions(): Promise<SessionManager> {
+    if (!this.manager) {
+      const made = sharedSandbox().then(
+        (sandbox) =>
+          new SessionManager(sandbox, {
+            idleMs: this.config.session_idle_secs * 1000,
+            limits: { memoryBytes: this.config.memory_limit_mb * 1024 * 1024 },
+          }),
+      );
+      // A failed start (e.g. no isolation on this machine) is retried by the next call.
+      made.catch(() => {
+        if (this.manager === made) this.manager = undefined;
+      });
+      this.manager = made;
+    }
+    return this.manager;
+  }
+
+  async close(): Promise<void> {
+    const manager = this.manager;
+    this.manager = undefined;
+    await (await manager?.catch(() => undefined))?.close();
+  }
 }
 
-async function runPython(code: string, sessionId: string, name: string, config: Config): Promise<{ status: RunStatus; stdout: string; stderr: string }> {
+async function runPython(code: string, sessionId: string, interpreters: Interpreters, config: Config): Promise<{ status: RunStatus; stdout: string; stderr: string }> {
   const timeoutMs = config.timeout_secs * 1000;
-  if (config.stateful) return (await sessionsOf(name, config)).execute(sessionId, code, timeoutMs);
+  if (config.stateful) return (await interpreters.sessions()).execute(sessionId, code, timeoutMs);
   const sandbox = await sharedSandbox();
   const result = await sandbox.run({ ...programFor("ipython", code), limits: { wallMs: timeoutMs, memoryBytes: config.memory_limit_mb * 1024 * 1024 } });
   if (result.status === "sandbox_error") throw new Error(`sandbox error: ${result.reason}`);
@@ -59,6 +76,8 @@ export default defineEnvironment({
   rowFields: {
     expected_answer: z.union([z.string(), z.number()]),
   },
+  setup: ({ config }) => new Interpreters(config),
+  teardown: (interpreters) => interpreters.close(),
   tools: {
     run_python: {
       description:
@@ -66,7 +85,7 @@ export default defineEnvironment({
         "Variables and imports persist between calls within this conversation.",
       args: z.object({ code: z.string().describe("The Python code to run.") }),
       handler: async ({ code }, ctx) => {
-        const { status, stdout, stderr } = await runPython(code, ctx.sessionId, ctx.name, ctx.config);
+        const { status, stdout, stderr } = await runPython(code, ctx.sessionId, ctx.resources, ctx.config);
         const max = ctx.config.max_output_characters;
         return {
           process_status: processStatus(status),
@@ -78,7 +97,7 @@ export default defineEnvironment({
   },
   verify: async (request, ctx) => {
     // The rollout is over: its interpreter can go (if it had one).
-    if (ctx.config.stateful && managers.has(ctx.name)) await (await sessionsOf(ctx.name, ctx.config)).delete(ctx.sessionId);
+    if (ctx.config.stateful && ctx.resources.started) await (await ctx.resources.sessions()).delete(ctx.sessionId);
     const expected = String(request.expected_answer);
     const extracted = lastBoxed(outputText(request.response));
     return { reward: await scoreAnswer(extracted, expected), extracted_answer: extracted };

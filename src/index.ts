@@ -1,0 +1,21 @@
+// Gymkit's public API for writing your own environments (and reading what they produce). A config
+// runs one by naming a module in `entrypoint:` (see README, "Write an environment"); `gymkit/testing`
+// starts it on 127.0.0.1 for its tests, and `gymkit/client` talks to the rollout service.
+export { z } from "zod";
+export {
+  defineEnvironment,
+  type EnvironmentContext,
+  type EnvironmentDefinition,
+  type EnvironmentImplementation,
+  type EnvironmentInstance,
+  type MetricsContext,
+  type SeedInput,
+  type ToolDefinition,
+  type VerifyInput,
+  type VerifyResult,
+} from "./environments/define.js";
+export { aggregateMetrics, type AggregateResult } from "./metrics/aggregate.js";
+export { highestK, passAtKMetrics, type PassAtKOptions, type PassAtKResult } from "./metrics/pass_at_k.js";
+export { summarize } from "./metrics/stats.js";
+export { outputText, ResponseObject, ResponsesCreateParams, ServerRef } from "./protocol/index.js";
+export type { ServerImplementation, InstanceContext } from "./orchestrate/implementation.js";
