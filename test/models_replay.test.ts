@@ -10,7 +10,7 @@ import openaiModel from "../src/models/openai_model.js";
 import { RecordingError } from "../src/models/recording.js";
 import { keyHash, replayKey } from "../src/models/replay_key.js";
 import replayModel from "../src/models/replay_model.js";
-import { ROLLOUT_HEADER } from "../src/models/rollout_header.js";
+import { ROLLOUT_HEADER } from "../src/protocol/index.js";
 import vllmModel from "../src/models/vllm_model.js";
 import type { ServerImplementation } from "../src/orchestrate/implementation.js";
 import { examplePolicy, startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, closeDispatcher, NO_RETRY } from "../src/http/client.js";
 import { listen } from "../src/http/server.js";
 import vllmModel from "../src/models/vllm_model.js";
-import { ROLLOUT_HEADER } from "../src/models/rollout_header.js";
+import { ROLLOUT_HEADER } from "../src/protocol/index.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
 
 let engine: FakeEngine;

@@ -10,7 +10,7 @@ import { call, callJson, NO_RETRY } from "../src/http/client.js";
 import { listen } from "../src/http/server.js";
 import vllmModel from "../src/models/vllm_model.js";
 import type { ReplicaStats } from "../src/models/replicas.js";
-import { ROLLOUT_HEADER } from "../src/models/rollout_header.js";
+import { ROLLOUT_HEADER } from "../src/protocol/index.js";
 import { buildInstance, startServers, type RunningServers } from "../src/orchestrate/start.js";
 import { serverStatus } from "../src/orchestrate/status.js";
 import type { FakeEngine } from "./doubles/fake_engine.js";

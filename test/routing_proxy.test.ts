@@ -9,7 +9,7 @@ import { runRollouts } from "../src/client/rollouts.js";
 import { call, NO_RETRY } from "../src/http/client.js";
 import { listen } from "../src/http/server.js";
 import routingProxy from "../src/models/routing_proxy.js";
-import { ROLLOUT_HEADER } from "../src/models/rollout_header.js";
+import { ROLLOUT_HEADER } from "../src/protocol/index.js";
 import { startServers, type RunningServers } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
 import { engineOf, onTeardown } from "./helpers/scope.js";

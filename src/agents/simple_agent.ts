@@ -6,7 +6,7 @@ import { z } from "zod";
 import { CookieJar, parseCookies, sessionCookie } from "../http/cookies.js";
 import { parseOr422 } from "../http/errors.js";
 import { createServer, sessionCookieName } from "../http/server.js";
-import { ROLLOUT_HEADER, rolloutHeaderValue } from "../models/rollout_header.js";
+import { ROLLOUT_HEADER, rolloutHeaderValue } from "../protocol/index.js";
 import type { InstanceContext, ServerImplementation } from "../orchestrate/implementation.js";
 import { DataRow, ResponsesCreateParams, ServerRef } from "../protocol/index.js";
 import { runEpisode } from "./episode.js";

@@ -4,7 +4,7 @@
 import { call, describeError, joinUrl, NO_RETRY, truncate, type RetryPolicy } from "../http/client.js";
 import { HttpError } from "../http/errors.js";
 import { opensRollout, ReplicaPool, ReplicasExhaustedError, type Attempt } from "./replicas.js";
-import type { RolloutRef } from "./rollout_header.js";
+import type { RolloutRef } from "../protocol/index.js";
 
 export interface EngineOptions {
   /** Base URLs including `/v1`; with several, each rollout sticks to one and fails over to the next. */

@@ -5,9 +5,8 @@
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
-import { ResponseObject, ResponsesCreateParams } from "../protocol/index.js";
+import { ResponseObject, ResponsesCreateParams, type RolloutRef } from "../protocol/index.js";
 import { keyHash, replayKey } from "./replay_key.js";
-import type { RolloutRef } from "./rollout_header.js";
 
 export const RecordingLine = z.looseObject({
   key_hash: z.string(),

@@ -2,8 +2,7 @@
 // minus what varies between otherwise identical runs, plus the rollout, so that the same prompt
 // sampled in different rollouts (repeats of one task) keeps its own recorded answer.
 import { createHash } from "node:crypto";
-import type { ResponsesCreateParams } from "../protocol/index.js";
-import type { RolloutRef } from "./rollout_header.js";
+import type { ResponsesCreateParams, RolloutRef } from "../protocol/index.js";
 
 /**
  * The request as the key sees it:

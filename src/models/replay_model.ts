@@ -3,11 +3,11 @@
 import { z } from "zod";
 import { HttpError } from "../http/errors.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
-import type { ResponsesCreateParams } from "../protocol/index.js";
+import type { ResponsesCreateParams, RolloutRef } from "../protocol/index.js";
 import { commonPrefix, firstDifference } from "./first_difference.js";
 import { RecordingIndex } from "./recording.js";
 import { canonicalRequest, keyHash, replayKey } from "./replay_key.js";
-import { describeRollout, type RolloutRef } from "./rollout_header.js";
+import { describeRollout } from "./rollout_header.js";
 import { buildModelServer, type ModelAdapter } from "./server.js";
 
 export const ReplayModelConfig = z.strictObject({

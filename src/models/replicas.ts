@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { FastifyInstance } from "fastify";
 import { call, CallError, describeError, joinUrl, NO_RETRY, truncate, type RetryPolicy } from "../http/client.js";
-import type { RolloutRef } from "./rollout_header.js";
+import type { RolloutRef } from "../protocol/index.js";
 
 export interface ReplicaStats {
   url: string;

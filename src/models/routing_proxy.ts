@@ -15,7 +15,8 @@ import { createServer } from "../http/server.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";
 import { opensRollout, ReplicaPool, ReplicasExhaustedError, serveReplicaStats } from "./replicas.js";
-import { parseRolloutHeader, ROLLOUT_HEADER } from "./rollout_header.js";
+import { ROLLOUT_HEADER } from "../protocol/index.js";
+import { parseRolloutHeader } from "./rollout_header.js";
 
 const ID = "routing_proxy";
 

@@ -5,10 +5,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { HttpError, parseOr422 } from "../http/errors.js";
 import { createServer } from "../http/server.js";
-import { ResponsesCreateParams, type ResponseObject } from "../protocol/index.js";
+import { ResponsesCreateParams, type ResponseObject, ROLLOUT_HEADER, type RolloutRef } from "../protocol/index.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";
 import { Recorder } from "./recording.js";
-import { parseRolloutHeader, ROLLOUT_HEADER, type RolloutRef } from "./rollout_header.js";
+import { parseRolloutHeader } from "./rollout_header.js";
 
 export interface ModelRequestContext {
   /** From the `x-gymkit-rollout` header; null when the caller did not say. */

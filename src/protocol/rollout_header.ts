@@ -1,0 +1,21 @@
+// The rollout a model call belongs to travels in one request header, set by the agent. Model
+// servers that key on rollouts (replay, record, replicas, the routing proxy) read it; every other
+// server ignores it.
+
+export const ROLLOUT_HEADER = "x-gymkit-rollout";
+
+export interface RolloutRef {
+  task_index: number;
+  rollout_index: number;
+}
+
+/** The header value for one rollout: `<task_index>:<rollout_index>`. */
+export function rolloutHeaderValue(rollout: RolloutRef): string {
+  return `${rollout.task_index}:${rollout.rollout_index}`;
+}
+
+/** Reads a header value; undefined when it is not `<task_index>:<rollout_index>`. */
+export function readRolloutHeader(text: string): RolloutRef | undefined {
+  const match = /^\s*(\d+):(\d+)\s*$/.exec(text);
+  return match ? { task_index: Number(match[1]), rollout_index: Number(match[2]) } : undefined;
+}
