@@ -47,6 +47,13 @@ env
   .option("--json", "print JSON instead of a table")
   .action(async (options) => (await import("./env_status.js")).envStatus(options));
 
+env
+  .command("init")
+  .description("create a new environment folder (definition, config, example rows, test) that runs as it is")
+  .argument("<id>", "the environment id (lower-case letters, digits, underscores)")
+  .option("--dir <path>", "the folder to create (default: ./<id>)")
+  .action(async (id: string, options) => (await import("./env_init.js")).envInit(id, options));
+
 configOptions(env.command("resolve").description("print the merged config (secrets hidden)")).action(async (overrides: string[], options) =>
   (await import("./env_resolve.js")).envResolve(overrides, options),
 );
