@@ -9,6 +9,8 @@ import { computeRunMetrics } from "../src/collect/run_metrics.js";
 import { resultLine } from "../src/collect/lines.js";
 import mcqa from "../src/environments/mcqa/index.js";
 import { startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { codeGenMetrics } from "../src/environments/code_gen/index.js";
+import { aggregateMetrics } from "../src/metrics/aggregate.js";
 import { ChunkedMetricsMerger, kOfMetric } from "../src/metrics/chunk_merge.js";
 import { passAtKMetrics } from "../src/metrics/pass_at_k.js";
 
@@ -76,35 +78,77 @@ describe("kOfMetric", () => {
 
 describe("ChunkedMetricsMerger", () => {
   const cases = [
-    { name: "binary scores, 5 repeats", all: rows(37, () => 5, 1), answerKey: "extracted_answer" },
-    { name: "graded (non-binary) scores, 4 repeats", all: rows(23, () => 4, 2, true), answerKey: undefined },
-    { name: "uneven repeats (1 to 6 per task)", all: rows(29, (t) => 1 + (t % 6), 3), answerKey: "extracted_answer" },
+    { name: "binary scores, 5 repeats", all: rows(37, () => 5, 1), answerKey: "extracted_answer", uniform: true },
+    { name: "graded (non-binary) scores, 4 repeats", all: rows(23, () => 4, 2, true), answerKey: undefined, uniform: true },
+    { name: "uneven repeats (1 to 6 per task)", all: rows(29, (t) => 1 + (t % 6), 3), answerKey: "extracted_answer", uniform: false },
   ];
+  const acrossRuns = (key: string) => key.endsWith("_across_runs");
+
+  /** Chunks of `size` tasks through passAtKMetrics, merged; `weighted` sends the metric_weights along. */
+  function merged(all: Array<Record<string, unknown>>, size: number, options: Parameters<typeof passAtKMetrics>[1], weighted: boolean) {
+    const merger = new ChunkedMetricsMerger();
+    for (const chunk of chunksOf(all, size)) {
+      const part = passAtKMetrics(chunk, options);
+      merger.add({ agent_metrics: part.metrics, per_sample_aggregate: part.per_sample_aggregate, ...(weighted ? { metric_weights: part.metric_weights } : {}) }, rolloutsPerTask(chunk));
+    }
+    return { merger, ...merger.agentMetrics() };
+  }
+
   for (const c of cases) {
     for (const size of [1, 4, 10]) {
-      it(`${c.name}: chunks of ${size} tasks merge to the one-call result`, () => {
-        const whole = passAtKMetrics(c.all, { scores, answerKey: c.answerKey });
-        const merger = new ChunkedMetricsMerger();
-        for (const chunk of chunksOf(c.all, size)) {
-          const part = passAtKMetrics(chunk, { scores, answerKey: c.answerKey });
-          merger.add({ agent_metrics: part.metrics, per_sample_aggregate: part.per_sample_aggregate }, rolloutsPerTask(chunk));
-        }
-        const merged = merger.agentMetrics();
-        // Uneven repeats: the across-runs spread at k reads only tasks with ≥ k rollouts, the merged
-        // per-run accuracies every task with that run, so only the uniform cases are exact there.
-        const uniform = !c.name.startsWith("uneven");
-        const expected = uniform ? whole.metrics : Object.fromEntries(Object.entries(whole.metrics).filter(([k]) => !k.endsWith("_across_runs")));
-        const actual = uniform ? merged.metrics : Object.fromEntries(Object.entries(merged.metrics).filter(([k]) => !k.endsWith("_across_runs")));
-        expectSameMetrics(actual, expected);
-        expect(merged.approximate).toEqual([]);
-        const perSample = merger.perSampleAggregate()!;
-        for (const [score, runs] of Object.entries(whole.per_sample_aggregate)) {
-          expect(perSample[score]).toHaveLength(runs.length);
-          runs.forEach((value, r) => expect(perSample[score]![r], `${score}[${r}]`).toBeCloseTo(value, 9));
-        }
-      });
+      for (const weighted of [true, false]) {
+        it(`${c.name}: chunks of ${size} tasks merge to the one-call result (${weighted ? "with" : "without"} metric_weights)`, () => {
+          const options = { scores, answerKey: c.answerKey };
+          const whole = passAtKMetrics(c.all, options);
+          const result = merged(c.all, size, options, weighted);
+          // Every average is exact; an across-runs spread is exact or named as approximate.
+          expect(result.approximate.every(acrossRuns)).toBe(true);
+          if (c.uniform) expect(result.approximate).toEqual([]);
+          const keep = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !result.approximate.includes(k)));
+          expectSameMetrics(keep(result.metrics), keep(whole.metrics));
+          const perSample = result.merger.perSampleAggregate()!;
+          for (const [score, runs] of Object.entries(whole.per_sample_aggregate)) {
+            expect(perSample[score]).toHaveLength(runs.length);
+            runs.forEach((value, r) => expect(perSample[score]![r], `${score}[${r}]`).toBeCloseTo(value, 9));
+          }
+        });
+      }
     }
   }
+
+  it("a score given on only some rollouts (like judge_accuracy) needs metric_weights to merge exactly", () => {
+    // `judged` exists only where the answer was not "A" (as the judge only sees what the library
+    // missed), and there it says whether the answer was "B".
+    const all = rows(30, () => 4, 6);
+    const judged = (row: Record<string, unknown>) => (row.extracted_answer === "A" ? null : row.extracted_answer === "B" ? 1 : 0);
+    const options = { scores: (row: Record<string, unknown>) => ({ accuracy: row.reward as number, judged: judged(row) }) };
+    const whole = passAtKMetrics(all, options);
+    const withWeights = merged(all, 4, options, true);
+    const keep = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !withWeights.approximate.includes(k)));
+    expectSameMetrics(keep(withWeights.metrics), keep(whole.metrics));
+    expect(withWeights.approximate.every(acrossRuns)).toBe(true);
+    // Without them the judged averages are weighted by rollout counts, which they do not cover.
+    const without = merged(all, 4, options, false);
+    const off = Object.keys(whole.metrics).filter((k) => k.includes("/judged") && !acrossRuns(k) && Math.abs(without.metrics[k]! - whole.metrics[k]!) > 1e-6);
+    expect(off.length).toBeGreaterThan(0);
+  });
+
+  it("code_gen's per-difficulty metrics merge exactly (each averages over its own tasks)", () => {
+    const difficulties = ["easy", "medium", "hard"];
+    const all = rows(40, () => 3, 7).map((row) => ({
+      ...row,
+      difficulty: difficulties[((row._ng_task_index as number) * 7) % 3],
+      extracted_model_code: row.extracted_answer,
+    }));
+    const whole = codeGenMetrics(all, aggregateMetrics(all));
+    const merger = new ChunkedMetricsMerger();
+    for (const chunk of chunksOf(all, 6)) merger.add(codeGenMetrics(chunk, aggregateMetrics(chunk)), rolloutsPerTask(chunk));
+    const result = merger.agentMetrics();
+    expect(result.approximate.every((k) => k.endsWith("_across_runs") && /^(easy|medium|hard)\//.test(k))).toBe(true);
+    const keep = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !result.approximate.includes(k) && !/^(mean|max|min|median|std)\//.test(k)));
+    expectSameMetrics(keep(result.metrics), keep(whole.agent_metrics));
+    expect(Object.keys(keep(whole.agent_metrics)).filter((k) => k.startsWith("hard/pass@3/")).length).toBeGreaterThan(0);
+  });
 
   it("the across-runs spread is not an average of the chunks' spreads", () => {
     // Two chunks whose per-run accuracies differ wildly inside each but not overall.
@@ -183,6 +227,8 @@ describe("a run's metrics file, one /aggregate_metrics call vs many (real mcqa s
     expect(one.summary.agent_metrics["pass@4/accuracy"]).toBeGreaterThan(0);
     expect(one.summary.agent_metrics["pass@1[avg-of-4]/accuracy/std_dev_across_runs"]).toBeGreaterThan(0);
     expect(one.file[0].group_level_metrics).toHaveLength(40);
+    // The weights only serve the merge: the metrics file has NeMo Gym's keys (and per_sample_aggregate).
+    expect(one.file[0].metric_weights).toBeUndefined();
   });
 
   it("a task larger than a chunk is sent whole, never split", async () => {

@@ -203,7 +203,8 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
     merger.add(result, rolloutsPerTask, skip);
     keyMetricNames ??= Object.keys(result.key_metrics ?? {});
     if (chunks++ === 0) {
-      const { agent_metrics: _a, key_metrics: _k, group_level_metrics: _g, ...rest } = result as Record<string, unknown>;
+      // metric_weights only serve the merge; they are not metrics.
+      const { agent_metrics: _a, key_metrics: _k, group_level_metrics: _g, metric_weights: _w, ...rest } = result as Record<string, unknown>;
       firstExtras = rest;
     }
     for (const group of result.group_level_metrics ?? []) writeGroup(group as Record<string, unknown>);

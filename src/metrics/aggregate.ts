@@ -1,5 +1,6 @@
 // Default `/aggregate_metrics`: mean/max/min/median/std of every numeric and boolean (as 0/1) field of
 // the verify responses, and of the model's token usage, overall and per task.
+import type { MetricWeights } from "./pass_at_k.js";
 import { NumberColumn, summarize } from "./stats.js";
 
 export interface AggregateResult {
@@ -8,6 +9,8 @@ export interface AggregateResult {
   group_level_metrics: Array<Record<string, unknown>>;
   /** Per score, the mean of each run (rollout index) across tasks, as the pass/majority helper gives it. */
   per_sample_aggregate?: Record<string, number[]>;
+  /** How many tasks each averaged value covers (Gymkit extension; see pass_at_k.ts). */
+  metric_weights?: MetricWeights;
 }
 
 /** Bookkeeping fields that are numbers but not measurements. */

@@ -2,16 +2,17 @@
 // over every task would have returned, so the collector can send a large run in small chunks (its
 // memory then does not grow with the run) without changing the numbers.
 //
-// Exact, when every rollout of a task is scored (the usual case):
-//   pass@{k}/…, pass@1[avg-of-{k}]/…, majority@{k}/…   means over the tasks with ≥ k rollouts, so each
-//       chunk's value is weighted by its number of such tasks;
-//   per_sample_aggregate[score][r]   the mean over tasks with > r rollouts, weighted likewise;
-//   …/std_dev_across_runs, …/std_err_across_runs   not averages at all (the spread of the per-run
-//       accuracies of the whole run), so they are recomputed from the merged per_sample_aggregate.
-// Anything else numeric is weighted by the chunk's task count (exact for per-task means). An
-// environment that returns no per_sample_aggregate gets its across-runs spreads weighted likewise,
-// which is only an approximation; `approximate` names those keys.
-import { sampleStd } from "./pass_at_k.js";
+// Averages over tasks (pass@k, pass@1[avg-of-k], majority@k, per_sample_aggregate, …) merge exactly
+// as weighted means, weighted by how many tasks each chunk's value covers. Gymkit's environments say
+// so in `metric_weights` (pass_at_k.ts); for an environment that does not (e.g. a Python NeMo Gym
+// one), a `…@k` key is taken to cover the chunk's tasks with ≥ k rollouts, and any other key every
+// task of the chunk — exact when every rollout is scored.
+//
+// The across-runs spreads (…/std_dev_across_runs, …/std_err_across_runs) are not averages: they are
+// recomputed from the merged per_sample_aggregate, which is exact when the runs it averages cover the
+// same tasks as the spread does (checked from the weights). Otherwise, over several chunks, they are
+// weighted means of the chunks' spreads, only an approximation: `approximate` names them.
+import { sampleStd, type MetricWeights } from "./pass_at_k.js";
 
 const K_OF_KEY = /^(?:pass@(\d+)\/|majority@(\d+)\/|pass@1\[avg-of-(\d+)\]\/)/;
 const ACROSS_RUNS = /^pass@1\[avg-of-(\d+)\]\/(.+)\/(std_dev_across_runs|std_err_across_runs)$/;
@@ -30,7 +31,10 @@ interface Weighted {
 export interface ChunkResult {
   agent_metrics?: Record<string, unknown>;
   per_sample_aggregate?: Record<string, unknown>;
+  metric_weights?: Partial<MetricWeights>;
 }
+
+const isWeight = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
 
 export class ChunkedMetricsMerger {
   private readonly sums = new Map<string, Weighted>();
@@ -51,11 +55,13 @@ export class ChunkedMetricsMerger {
     for (const n of rolloutsPerTask) tasksWithAtLeast[Math.min(n, maxRollouts)]!++;
     for (let k = maxRollouts - 1; k >= 0; k--) tasksWithAtLeast[k]! += tasksWithAtLeast[k + 1]!;
     const eligible = (k: number) => (k <= maxRollouts ? tasksWithAtLeast[k]! : 0);
+    const stated = result.metric_weights;
 
     for (const [key, value] of Object.entries(result.agent_metrics ?? {})) {
       if (skip(key) || typeof value !== "number" || !Number.isFinite(value)) continue;
       const k = kOfMetric(key);
-      const weight = k === undefined ? rolloutsPerTask.length : eligible(k);
+      const given = stated?.metrics?.[key];
+      const weight = isWeight(given) ? given : k === undefined ? rolloutsPerTask.length : eligible(k);
       const s = this.sums.get(key) ?? { sum: 0, weight: 0 };
       s.sum += value * weight;
       s.weight += weight;
@@ -70,9 +76,11 @@ export class ChunkedMetricsMerger {
     for (const [score, runs] of Object.entries(perSample)) {
       if (!Array.isArray(runs)) continue;
       const merged = this.perSample.get(score) ?? [];
+      const givenRuns = stated?.per_sample?.[score];
       runs.forEach((value, r) => {
         if (typeof value !== "number" || !Number.isFinite(value)) return;
-        const weight = eligible(r + 1);
+        const given = Array.isArray(givenRuns) ? givenRuns[r] : undefined;
+        const weight = isWeight(given) ? given : eligible(r + 1);
         merged[r] ??= { sum: 0, weight: 0 };
         merged[r].sum += value * weight;
         merged[r].weight += weight;
@@ -93,19 +101,33 @@ export class ChunkedMetricsMerger {
     const metrics: Record<string, number> = {};
     const approximate: string[] = [];
     for (const [key, s] of this.sums) {
-      const across = ACROSS_RUNS.exec(key);
-      if (across) {
-        const k = Number(across[1]);
-        const runs = perSample?.[across[2]!];
-        if (runs && runs.length >= k) {
-          const std = sampleStd(runs.slice(0, k));
-          metrics[key] = across[3] === "std_dev_across_runs" ? std : std / Math.sqrt(k);
-          continue;
-        }
-        if (this.chunks > 1) approximate.push(key);
+      const exact = this.acrossRuns(key, perSample);
+      if (exact !== undefined) {
+        metrics[key] = exact;
+        continue;
       }
+      if (this.chunks > 1 && /\/(?:std_dev|std_err)_across_runs$/.test(key)) approximate.push(key);
       metrics[key] = s.weight > 0 ? s.sum / s.weight : 0;
     }
     return { metrics, approximate };
+  }
+
+  /**
+   * An across-runs spread recomputed from the merged per-run accuracies, when they cover exactly the
+   * tasks the spread is about: every run r < k covers as many tasks as `pass@1[avg-of-k]/<score>`
+   * (tasks with ≥ k rollouts are among those with > r, so equal counts mean the same tasks).
+   */
+  private acrossRuns(key: string, perSample: Record<string, number[]> | undefined): number | undefined {
+    const m = ACROSS_RUNS.exec(key);
+    if (!m || !perSample) return undefined;
+    const k = Number(m[1]);
+    const score = m[2]!;
+    const runs = perSample[score];
+    const tasks = this.sums.get(`pass@1[avg-of-${k}]/${score}`)?.weight;
+    const runWeights = this.perSample.get(score);
+    if (!runs || runs.length < k || tasks === undefined || !runWeights) return undefined;
+    for (let r = 0; r < k; r++) if (runWeights[r]?.weight !== tasks) return undefined;
+    const std = sampleStd(runs.slice(0, k));
+    return m[3] === "std_dev_across_runs" ? std : std / Math.sqrt(k);
   }
 }

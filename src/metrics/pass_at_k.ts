@@ -12,8 +12,9 @@
 //                          (its score); tied answers are averaged; no answer at all scores 0
 //   pass@1[avg-of-{k}]/s/std_dev_across_runs, …/std_err_across_runs   (k ≥ 2) sample std over the
 //                          k per-run accuracies, and that over √k
-// plus the score `no_answer` (1 when the answer field is null) when there is an answer key, and
-// `per_sample_aggregate`: per score, the accuracy of each rollout index (run) across tasks.
+// plus the score `no_answer` (1 when the answer field is null) when there is an answer key,
+// `per_sample_aggregate`: per score, the accuracy of each rollout index (run) across tasks, and
+// `metric_weights`: how many tasks each of those values averages over (for exact merging of chunks).
 
 export type Scores = Record<string, number | null | undefined>;
 
@@ -27,6 +28,20 @@ export interface PassAtKOptions {
 export interface PassAtKResult {
   metrics: Record<string, number>;
   per_sample_aggregate: Record<string, number[]>;
+  /** How many tasks each value averages over, so results over chunks of tasks merge exactly. */
+  metric_weights: MetricWeights;
+}
+
+/**
+ * The task counts behind averaged metrics: what lets a collector that calls `/aggregate_metrics`
+ * per chunk of tasks merge the chunks exactly (metrics/chunk_merge.ts). A Gymkit extension of the
+ * response; NeMo Gym clients ignore it.
+ */
+export interface MetricWeights {
+  /** Agent-metric key → the number of tasks its value is the mean over. */
+  metrics: Record<string, number>;
+  /** Score → per run index, the number of tasks its per_sample_aggregate value is the mean over. */
+  per_sample: Record<string, number[]>;
 }
 
 interface Sample {
@@ -106,6 +121,7 @@ export function passAtKMetrics(rows: Array<Record<string, unknown>>, options: Pa
 
   const metrics: Record<string, number> = {};
   const perSample: Record<string, number[]> = {};
+  const weights: MetricWeights = { metrics: {}, per_sample: {} };
   for (const [name, byTask] of perScore) {
     const scored = byTask.filter((samples) => samples.length > 0);
     const binary = scored.every((samples) => samples.every((s) => s.score === 0 || s.score === 1));
@@ -113,6 +129,7 @@ export function passAtKMetrics(rows: Array<Record<string, unknown>>, options: Pa
     const pct = (xs: number[]) => (xs.length ? 100 * mean(xs) : 0);
     for (let k = 1; k <= maxK; k++) {
       const eligible = scored.filter((samples) => samples.length >= k);
+      const before = Object.keys(metrics).length;
       metrics[`pass@${k}/${name}`] = pct(
         eligible.map((samples) =>
           // NeMo-Skills counts pass@k/no_answer only when *all* of the first k have no answer.
@@ -134,12 +151,14 @@ export function passAtKMetrics(rows: Array<Record<string, unknown>>, options: Pa
         metrics[`pass@1[avg-of-${k}]/${name}/std_dev_across_runs`] = std;
         metrics[`pass@1[avg-of-${k}]/${name}/std_err_across_runs`] = std / Math.sqrt(k);
       }
+      // Every key of this k averages over the eligible tasks.
+      for (const key of Object.keys(metrics).slice(before)) weights.metrics[key] = eligible.length;
     }
-    perSample[name] = Array.from({ length: maxK }, (_, run) =>
-      pct(scored.filter((samples) => samples.length > run).map((samples) => samples[run]!.score)),
-    );
+    const runs = Array.from({ length: maxK }, (_, run) => scored.filter((samples) => samples.length > run));
+    perSample[name] = runs.map((tasksWithRun, run) => pct(tasksWithRun.map((samples) => samples[run]!.score)));
+    weights.per_sample[name] = runs.map((tasksWithRun) => tasksWithRun.length);
   }
-  return { metrics, per_sample_aggregate: perSample };
+  return { metrics, per_sample_aggregate: perSample, metric_weights: weights };
 }
 
 /** The largest k for which `metrics` has a `<prefix>{k}…` key (e.g. "pass@", "majority@"). */

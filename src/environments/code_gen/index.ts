@@ -66,7 +66,7 @@ export function reasoningFormatViolation(text: string, output: ReadonlyArray<Rec
  * `pass@1[avg-of-k]/accuracy/avg_sample_std_dev` (k >= 2): per task, the sample std (ddof 1) of its
  * first k accuracies, as a percentage, averaged over the tasks that have k rollouts.
  */
-function avgSampleStdDev(rows: Array<Record<string, unknown>>): Record<string, number> {
+function avgSampleStdDev(rows: Array<Record<string, unknown>>): { metrics: Record<string, number>; weights: Record<string, number> } {
   const byTask = new Map<unknown, Array<Record<string, unknown>>>();
   rows.forEach((row, i) => {
     const task = typeof row._ng_task_index === "number" ? row._ng_task_index : `row${i}`;
@@ -74,13 +74,16 @@ function avgSampleStdDev(rows: Array<Record<string, unknown>>): Record<string, n
   });
   const rollout = (r: Record<string, unknown>) => (typeof r._ng_rollout_index === "number" ? r._ng_rollout_index : 0);
   const tasks = [...byTask.values()].map((list) => list.sort((a, b) => rollout(a) - rollout(b)).map(accuracyOf).filter((x): x is number => x !== null));
-  const out: Record<string, number> = {};
+  const metrics: Record<string, number> = {};
+  const weights: Record<string, number> = {};
   const maxK = Math.max(0, ...tasks.map((t) => t.length));
   for (let k = 2; k <= maxK; k++) {
     const stds = tasks.filter((t) => t.length >= k).map((t) => 100 * sampleStd(t.slice(0, k)));
-    out[`pass@1[avg-of-${k}]/accuracy/avg_sample_std_dev`] = stds.reduce((a, b) => a + b, 0) / stds.length;
+    const key = `pass@1[avg-of-${k}]/accuracy/avg_sample_std_dev`;
+    metrics[key] = stds.reduce((a, b) => a + b, 0) / stds.length;
+    weights[key] = stds.length;
   }
-  return out;
+  return { metrics, weights };
 }
 
 /** NeMo Gym's score for code: accuracy = reward > 0. */
@@ -96,8 +99,10 @@ function accuracyOf(row: Record<string, unknown>): number | null {
  */
 export function codeGenMetrics(rows: Array<Record<string, unknown>>, defaults: AggregateResult): AggregateResult {
   const options = { scores: (row: Record<string, unknown>) => ({ accuracy: accuracyOf(row) }), answerKey: "extracted_model_code" };
-  const { metrics, per_sample_aggregate } = passAtKMetrics(rows, options);
-  Object.assign(metrics, avgSampleStdDev(rows));
+  const { metrics, per_sample_aggregate, metric_weights } = passAtKMetrics(rows, options);
+  const spread = avgSampleStdDev(rows);
+  Object.assign(metrics, spread.metrics);
+  Object.assign(metric_weights.metrics, spread.weights);
   const byDifficulty = new Map<string, Array<Record<string, unknown>>>();
   for (const row of rows) if (typeof row.difficulty === "string") byDifficulty.set(row.difficulty, [...(byDifficulty.get(row.difficulty) ?? []), row]);
   const key_metrics: Record<string, number> = {};
@@ -111,12 +116,15 @@ export function codeGenMetrics(rows: Array<Record<string, unknown>>, defaults: A
     if (key in metrics) key_metrics[key] = metrics[key]!;
   }
   for (const [difficulty, subset] of byDifficulty) {
-    const sub = passAtKMetrics(subset, options).metrics;
-    for (const [key, value] of Object.entries(sub)) agent_metrics[`${difficulty}/${key}`] = value;
+    const { metrics: sub, metric_weights: subWeights } = passAtKMetrics(subset, options);
+    for (const [key, value] of Object.entries(sub)) {
+      agent_metrics[`${difficulty}/${key}`] = value;
+      metric_weights.metrics[`${difficulty}/${key}`] = subWeights.metrics[key]!;
+    }
     const key = `pass@1[avg-of-${highestK(sub, "avg")}]/accuracy`;
     if (key in sub) key_metrics[`${difficulty}/${key}`] = sub[key]!;
   }
-  return { agent_metrics, key_metrics, group_level_metrics: defaults.group_level_metrics, per_sample_aggregate };
+  return { agent_metrics, key_metrics, group_level_metrics: defaults.group_level_metrics, per_sample_aggregate, metric_weights };
 }
 
 export default defineEnvironment({

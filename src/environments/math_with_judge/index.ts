@@ -82,7 +82,7 @@ export default defineEnvironment({
  * pass@k and majority@k, without no_answer and std statistics.
  */
 export function mathMetrics(rows: Array<Record<string, unknown>>, defaults: AggregateResult): AggregateResult {
-  const { metrics, per_sample_aggregate } = passAtKMetrics(rows, {
+  const { metrics, per_sample_aggregate, metric_weights } = passAtKMetrics(rows, {
     scores: (row) => ({
       symbolic_accuracy: typeof row.library_reward === "number" ? row.library_reward : undefined,
       judge_accuracy: row.judge_evaluations !== null && row.judge_evaluations !== undefined && typeof row.reward === "number" ? row.reward : undefined,
@@ -102,5 +102,5 @@ export function mathMetrics(rows: Array<Record<string, unknown>>, defaults: Aggr
     if (key.includes("no_answer") || key.includes("_across_runs")) continue;
     if (key.startsWith(`pass@1[avg-of-${avgK}]/`) || key.startsWith(`pass@${passK}/`) || key.startsWith(`majority@${majorityK}/`)) key_metrics[key] = value;
   }
-  return { agent_metrics, key_metrics, group_level_metrics: defaults.group_level_metrics, per_sample_aggregate };
+  return { agent_metrics, key_metrics, group_level_metrics: defaults.group_level_metrics, per_sample_aggregate, metric_weights };
 }

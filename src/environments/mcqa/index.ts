@@ -53,7 +53,7 @@ export default defineEnvironment({
   },
   aggregateMetrics: (rows, ctx) => {
     const base = ctx.defaults(rows);
-    const { metrics, per_sample_aggregate } = passAtKMetrics(rows, {
+    const { metrics, per_sample_aggregate, metric_weights } = passAtKMetrics(rows, {
       scores: (row) => ({ accuracy: typeof row.reward === "number" ? row.reward : null }),
       answerKey: "extracted_answer",
     });
@@ -70,6 +70,6 @@ export default defineEnvironment({
       `majority@${majorityK}/accuracy`,
       "pass@1/accuracy",
     ]);
-    return { ...base, agent_metrics, key_metrics, per_sample_aggregate };
+    return { ...base, agent_metrics, key_metrics, per_sample_aggregate, metric_weights };
   },
 });
