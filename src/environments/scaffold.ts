@@ -64,8 +64,9 @@ export default defineEnvironment({
   // The default statistics plus pass@k / majority@k over repeats of each row.
   aggregateMetrics: (rows, ctx) => {
     const defaults = ctx.defaults(rows);
-    const { metrics, per_sample_aggregate } = passAtKMetrics(rows, { scores: (row) => ({ accuracy: row.reward }), answerKey: "extracted_answer" });
-    return { ...defaults, agent_metrics: { ...defaults.agent_metrics, ...metrics }, per_sample_aggregate };
+    const { metrics, per_sample_aggregate, metric_weights } = passAtKMetrics(rows, { scores: (row) => ({ accuracy: row.reward }), answerKey: "extracted_answer" });
+    // metric_weights let a long run's metrics, computed in chunks of tasks, merge exactly.
+    return { ...defaults, agent_metrics: { ...defaults.agent_metrics, ...metrics }, per_sample_aggregate, metric_weights };
   },
 });
 `;
