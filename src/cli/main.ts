@@ -152,6 +152,14 @@ configOptions(
   .option("--model-ready-timeout <s>", "how long the model endpoint may take to answer at start-up", "30")
   .action(async (overrides: string[], options) => (await import("./serve.js")).serve(overrides, options));
 
+program
+  .command("view")
+  .description("browse a run in a local web app: rollouts, conversations, tool calls, rewards, failures and metrics, until Ctrl-C")
+  .requiredOption("--rollouts <path>", "a rollout file; its <stem>_failures.jsonl, _aggregate_metrics.json and _materialized_inputs.jsonl are read when present")
+  .option("--host <host>", "address to bind", "127.0.0.1")
+  .option("--port <port>", "port (0 picks a free one)", "11200")
+  .action(async (options) => (await import("./view.js")).view(options));
+
 const sandbox = program.command("sandbox").description("run untrusted code in isolation");
 
 sandbox
