@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { computeRunMetrics } from "../src/collect/run_metrics.js";
 import { resultLine } from "../src/collect/lines.js";
+import { defineEnvironment } from "../src/environments/define.js";
 import mcqa from "../src/environments/mcqa/index.js";
 import { startInstance, type RunningInstance } from "../src/environments/testing.js";
 import { codeGenMetrics } from "../src/environments/code_gen/index.js";
@@ -229,6 +230,29 @@ describe("a run's metrics file, one /aggregate_metrics call vs many (real mcqa s
     expect(one.file[0].group_level_metrics).toHaveLength(40);
     // The weights only serve the merge: the metrics file has NeMo Gym's keys (and per_sample_aggregate).
     expect(one.file[0].metric_weights).toBeUndefined();
+  });
+
+  it("an environment that returns no per_sample_aggregate gets its across-runs spreads named as approximate, in the file too", async () => {
+    // Like a NeMo Gym environment that only returns agent_metrics.
+    const bare = await startInstance(
+      defineEnvironment({
+        id: "bare_env",
+        description: "pass@k without per_sample_aggregate",
+        verify: () => ({ reward: 0 }),
+        aggregateMetrics: (rows, ctx) => ({ ...ctx.defaults(rows), agent_metrics: passAtKMetrics(rows, { scores }).metrics }),
+      }),
+    );
+    try {
+      const computed = await computeRunMetrics(output, { aggregateUrlOf: () => `${bare.url}/aggregate_metrics`, chunkRollouts: 20 });
+      const path = join(dir, "metrics_bare.json");
+      computed.write(path);
+      computed.dispose();
+      const expected = ["pass@1[avg-of-2]/accuracy/std_dev_across_runs", "pass@1[avg-of-4]/accuracy/std_err_across_runs"];
+      for (const key of expected) expect(computed.summaries[0]!.approximated).toContain(key);
+      expect(JSON.parse(readFileSync(path, "utf8"))[0].approximate_metrics).toEqual(computed.summaries[0]!.approximated);
+    } finally {
+      await bare.close();
+    }
   });
 
   it("a task larger than a chunk is sent whole, never split", async () => {

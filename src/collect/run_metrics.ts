@@ -249,7 +249,9 @@ function writeMetricsFile(path: string, summaries: AgentMetricsSummary[], groupF
   try {
     writeSync(out, "[");
     summaries.forEach((summary, i) => {
-      const head = JSON.stringify({ agent_ref: summary.agent_ref, agent_metrics: summary.agent_metrics, key_metrics: summary.key_metrics, ...summary.extras }, null, 2);
+      // Approximations are named in the file too, not only on the terminal of the run that made it.
+      const approximated = summary.approximated ? { approximate_metrics: summary.approximated } : {};
+      const head = JSON.stringify({ agent_ref: summary.agent_ref, agent_metrics: summary.agent_metrics, key_metrics: summary.key_metrics, ...summary.extras, ...approximated }, null, 2);
       writeSync(out, `${i === 0 ? "\n" : ",\n"}${head.slice(0, -2)},\n  "group_level_metrics": [\n`);
       const fd = openSync(groupFiles[i]!, "r");
       try {
