@@ -36,14 +36,14 @@ interface EvalRunOptions extends CliConfigOptions {
   quiet: boolean;
 }
 
-function positiveInt(name: string, value: unknown): number | undefined {
+export function positiveInt(name: string, value: unknown): number | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   const n = typeof value === "number" ? value : Number(value);
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a whole number ≥ 1, got ${JSON.stringify(value)}`);
   return n;
 }
 
-function nonNegativeNumber(name: string, value: unknown): number | undefined {
+export function nonNegativeNumber(name: string, value: unknown): number | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   const n = typeof value === "number" ? value : Number(value);
   if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} must be a number ≥ 0, got ${JSON.stringify(value)}`);
@@ -61,6 +61,15 @@ export function parseFailureLimit(value: unknown): FailureLimit {
   return { count };
 }
 
+/** The input and output files, from the flags or else the config (as NeMo Gym's keys name them). */
+export function inputAndOutput(options: { input?: string; output?: string }, settings: Record<string, unknown>): { input: string; output: string } {
+  const input = options.input ?? (settings.input_jsonl_fpath as string | undefined);
+  const output = options.output ?? (settings.output_jsonl_fpath as string | undefined);
+  if (!input) throw new UsageError("no input file: pass --input FILE (or set input_jsonl_fpath in the config)");
+  if (!output) throw new UsageError("no output file: pass --output FILE (or set output_jsonl_fpath in the config)");
+  return { input, output };
+}
+
 function notice(message: string): void {
   process.stderr.write(`gym: ${message}\n`);
 }
@@ -69,10 +78,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const resolved = await resolveCliConfig(overrides, options);
   const settings = resolved.config;
 
-  const input = options.input ?? (settings.input_jsonl_fpath as string | undefined);
-  const output = options.output ?? (settings.output_jsonl_fpath as string | undefined);
-  if (!input) throw new UsageError("no input file: pass --input FILE (or set input_jsonl_fpath in the config)");
-  if (!output) throw new UsageError("no output file: pass --output FILE (or set output_jsonl_fpath in the config)");
+  const { input, output } = inputAndOutput(options, settings);
   const concurrency = positiveInt("--concurrency", options.concurrency ?? settings.num_samples_in_parallel ?? settings.concurrency) ?? 16;
   const repeats = parseRepeatsSpec(options.numRepeats ?? settings.num_repeats);
   const limit = positiveInt("--limit", options.limit ?? settings.limit);

@@ -97,6 +97,28 @@ Exit codes:
   .addOption(new Option("--quiet", "no progress line").default(false))
   .action(async (overrides: string[], options) => (await import("./eval_run.js")).evalRun(overrides, options));
 
+{
+  // `submit` takes every `eval run` option (copied from `run`, so the two cannot drift apart) except
+  // the two it sets per array task itself: --shard and --resume.
+  const run = evalCommand.commands.find((c) => c.name() === "run")!;
+  const submit = evalCommand
+    .command("submit")
+    .description("run `eval run` as a Slurm job array of N shards plus a merge job that waits for them (`--dry-run` prints the scripts)")
+    .argument("[overrides...]", "Hydra-style overrides: key=value, +key=value, ++key=value")
+    .requiredOption("--shards <n>", "number of shards = array tasks (task i runs shard i/N)")
+    .option("--dry-run", "write and print the two scripts and the sbatch commands; submit nothing")
+    .option("--dir <path>", "where the scripts and logs/ go (default: <output stem>_slurm/)")
+    .option("--partition <name>", "Slurm partition of both jobs")
+    .option("--time <limit>", "time limit of each job, e.g. 04:00:00")
+    .option("--cpus-per-task <n>", "CPUs of each job")
+    .option("--mem <size>", "memory of each job, e.g. 8G")
+    .option("--sbatch-arg <arg>", "any other sbatch option for both jobs, e.g. --sbatch-arg=--account=proj (repeatable)", collect, []);
+  for (const option of run.options) if (option.long !== "--shard" && option.long !== "--resume") submit.addOption(option);
+  submit
+    .addHelpText("after", "\nExit codes: 0 submitted (or printed); 2 usage or config error, or sbatch refused a job; nothing is submitted when the config is invalid.")
+    .action(async (overrides: string[], options, command: Command) => (await import("./eval_submit.js")).evalSubmit(overrides, options, command));
+}
+
 configOptions(
   evalCommand
     .command("reverify")

@@ -1,0 +1,166 @@
+// `gym eval submit`: the same run as `gym eval run`, split into N shards that run as a Slurm job array,
+// plus a merge job held until every shard succeeds. Everything that can be checked here is checked
+// before anything is submitted, because a mistake found by the cluster costs a queue wait per try.
+import { existsSync, statSync } from "node:fs";
+import { basename, dirname, extname, join, resolve as resolvePath } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Command } from "commander";
+import { parseRepeatsSpec } from "../collect/plan.js";
+import {
+  findOnPath,
+  renderScripts,
+  sbatchCommandLine,
+  shardGlob,
+  SlurmError,
+  staleShards,
+  submitScripts,
+  writeScripts,
+  type SlurmResources,
+} from "../orchestrate/slurm.js";
+import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { inputAndOutput, nonNegativeNumber, parseFailureLimit, positiveInt } from "./eval_run.js";
+import { UsageError } from "./exit.js";
+
+interface EvalSubmitOptions extends CliConfigOptions {
+  shards: string;
+  dryRun?: boolean;
+  dir?: string;
+  partition?: string;
+  time?: string;
+  cpusPerTask?: string;
+  mem?: string;
+  sbatchArg: string[];
+  input?: string;
+  output?: string;
+  [key: string]: unknown;
+}
+
+/** Options of `submit` itself; everything else it has is an `eval run` option and is forwarded. */
+const SUBMIT_ONLY = new Set(["shards", "dryRun", "dir", "partition", "time", "cpusPerTask", "mem", "sbatchArg"]);
+/** Set by each array task (`--output`) or resolved here and passed explicitly (`--input`). */
+const NOT_FORWARDED = new Set(["output", "input"]);
+/** The job may run in another directory than this shell: paths go in absolute. */
+const PATH_OPTIONS = new Set(["config", "modelPath"]);
+/** What `eval aggregate` needs to start the environments and recompute their own metrics. */
+const CONFIG_OPTIONS = new Set(["config", "resourcesServer", "modelType", "modelUrl", "model", "modelApiKey", "modelPath"]);
+
+/** The node binary and the CLI entry this very process runs, so the jobs need no `gym` on PATH. */
+const GYM = [process.execPath, fileURLToPath(new URL("./main.js", import.meta.url))];
+
+/**
+ * The `eval run` flags the user gave, rebuilt as arguments, for every option `submit` shares with
+ * `run` (main.ts copies them from `run`, so a new `run` option is forwarded without a change here).
+ */
+function forwardedArgs(command: Command, options: EvalSubmitOptions, only?: Set<string>): string[] {
+  const args: string[] = [];
+  for (const option of command.options) {
+    const key = option.attributeName();
+    if (SUBMIT_ONLY.has(key) || NOT_FORWARDED.has(key) || (only && !only.has(key))) continue;
+    const source = command.getOptionValueSource(key);
+    if (source === undefined || source === "default" || source === "implied") continue;
+    const value = options[key];
+    const flag = option.long ?? option.short!;
+    if (option.negate) {
+      if (value === false) args.push(flag);
+    } else if (typeof value === "boolean") {
+      if (value) args.push(flag);
+    } else {
+      for (const item of Array.isArray(value) ? value : [value]) {
+        const text = String(item);
+        args.push(flag, PATH_OPTIONS.has(key) ? resolvePath(text) : text);
+      }
+    }
+  }
+  return args;
+}
+
+function checkFile(what: string, path: string): void {
+  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`${what} not found: ${path}`);
+}
+
+export async function evalSubmit(overrides: string[], options: EvalSubmitOptions, command: Command): Promise<void> {
+  const shards = positiveInt("--shards", options.shards)!;
+  positiveInt("--cpus-per-task", options.cpusPerTask);
+  if (options.time !== undefined && !/^((\d+-)?\d+(:\d{1,2}){0,2}|unlimited|infinite)$/i.test(options.time)) {
+    throw new UsageError(`--time must be a Slurm time limit such as 04:00:00, 90 or 1-12:00:00, got ${options.time}`);
+  }
+
+  // The same resolution `eval run` does, so a config error surfaces now and not in N job logs.
+  const resolved = await resolveCliConfig(overrides, options);
+  const settings = resolved.config;
+  const { input, output } = inputAndOutput(options, settings);
+  const inputPath = resolvePath(input);
+  const outputPath = resolvePath(output);
+  checkFile("input file", inputPath);
+  if (options.modelPath !== undefined) checkFile("--model-path file", resolvePath(String(options.modelPath)));
+  if (options.serve !== false && !resolved.instances.some((i) => i.type === "responses_api_agents")) {
+    throw new UsageError("the config defines no agent (responses_api_agents); add --resources-server ID or a config that defines one");
+  }
+  parseRepeatsSpec(options.numRepeats ?? settings.num_repeats);
+  parseFailureLimit(options.maxFailures ?? settings.max_failures);
+  for (const [flag, key] of [["--concurrency", "concurrency"], ["--limit", "limit"], ["--max-attempts", "maxAttempts"], ["--max-output-tokens", "maxOutputTokens"]] as const) {
+    positiveInt(flag, options[key]);
+  }
+  for (const [flag, key] of [["--temperature", "temperature"], ["--top-p", "topP"], ["--rollout-timeout", "rolloutTimeout"], ["--model-ready-timeout", "modelReadyTimeout"]] as const) {
+    nonNegativeNumber(flag, options[key]);
+  }
+  // `eval aggregate` finds the shards by a glob that understands `*` and `?` only in the file name.
+  if (/[*?]/.test(outputPath)) throw new UsageError(`--output must not contain * or ?: the merge finds the shards by the glob ${shardGlob(outputPath)}`);
+  const stale = staleShards(outputPath, shards);
+  if (stale.length > 0) {
+    throw new UsageError(`${stale.length} shard output(s) from an earlier run with more shards would be merged into this one: ${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ", …" : ""}. Remove them (and their _materialized_inputs/_failures/.done files) or choose another --output.`);
+  }
+
+  const sbatchPath = options.dryRun ? undefined : findOnPath("sbatch");
+  if (!options.dryRun && !sbatchPath) {
+    throw new UsageError("sbatch not found on PATH: run this on a Slurm login node, or pass --dry-run to write and print the scripts without submitting");
+  }
+
+  const resources: SlurmResources = {
+    partition: options.partition,
+    time: options.time,
+    cpusPerTask: options.cpusPerTask === undefined ? undefined : Number(options.cpusPerTask),
+    mem: options.mem,
+    extra: options.sbatchArg,
+  };
+  const dir = resolvePath(options.dir ?? join(dirname(outputPath), `${basename(outputPath, extname(outputPath))}_slurm`));
+  const configArgs = [...forwardedArgs(command, options, CONFIG_OPTIONS), ...overrides];
+  const scripts = renderScripts({
+    gym: GYM,
+    cwd: process.cwd(),
+    dir,
+    output: outputPath,
+    shards,
+    runArgs: [...forwardedArgs(command, options), "--input", inputPath, ...overrides],
+    aggregateArgs: configArgs,
+    resources,
+  });
+  writeScripts(scripts);
+
+  const out = process.stdout;
+  if (!sbatchPath) {
+    out.write(
+      `# ${scripts.arrayPath}\n${scripts.array}\n# ${scripts.mergePath}\n${scripts.merge}\n` +
+        `# dry run: nothing submitted. Submit with:\n${sbatchCommandLine(scripts)}\n`,
+    );
+    return;
+  }
+  let submission;
+  try {
+    submission = await submitScripts(scripts, sbatchPath);
+  } catch (error) {
+    // sbatch refusing a job (bad partition, time over the limit, …) is a usage error, reported as one.
+    if (error instanceof SlurmError) throw new UsageError(error.message);
+    throw error;
+  }
+  const { arrayJobId, mergeJobId } = submission;
+  out.write(
+    `submitted ${shards} shard(s) as array job ${arrayJobId} and the merge as job ${mergeJobId} (runs once every shard succeeds)\n` +
+      `scripts: ${scripts.arrayPath}\n         ${scripts.mergePath}\n` +
+      `logs:    ${scripts.logsDir}/\n` +
+      `watch:   squeue -j ${arrayJobId},${mergeJobId}\n` +
+      `         sacct -j ${arrayJobId},${mergeJobId} --format=JobID,JobName%30,State,ExitCode,Elapsed\n` +
+      `output:  ${outputPath} (with its _aggregate_metrics.json, written by the merge job)\n` +
+      `if a shard fails, the merge is cancelled: fix the cause and run this same command again; finished rollouts are kept (--resume).\n`,
+  );
+}
