@@ -7,7 +7,9 @@ import type { FailureLimit } from "../collect/engine.js";
 import { parseRepeatsSpec, parseShard } from "../collect/plan.js";
 import { closeDispatcher } from "../http/client.js";
 import { fetchInstances } from "../orchestrate/status.js";
-import { startServers, type RunningServers } from "../orchestrate/start.js";
+import { freePort, startServers, type RunningServers } from "../orchestrate/start.js";
+import { launchModelServer, type ModelServer } from "../orchestrate/model_server_process.js";
+import { siblingPaths } from "../collect/paths.js";
 import { waitForModels } from "../orchestrate/readiness.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
@@ -30,6 +32,9 @@ interface EvalRunOptions extends CliConfigOptions {
   resume?: boolean;
   shard?: string;
   modelReadyTimeout: string;
+  modelServerCmd?: string;
+  modelServerPort?: string;
+  modelServerReadyTimeout: string;
   serve: boolean;
   processPerServer?: boolean;
   headUrl: string;
@@ -75,7 +80,16 @@ function notice(message: string): void {
 }
 
 export async function evalRun(overrides: string[], options: EvalRunOptions): Promise<void> {
-  const resolved = await resolveCliConfig(overrides, options);
+  // A self-hosted server's port is fixed first: the policy's base URL (unless --model-url) points at it.
+  let serverPort: number | undefined;
+  if (options.modelServerCmd !== undefined) {
+    if (!options.serve) throw new UsageError("--model-server-cmd cannot be used with --no-serve: the running head's model already has its engine");
+    serverPort = positiveInt("--model-server-port", options.modelServerPort) ?? (await freePort());
+    if (serverPort > 65535) throw new UsageError(`--model-server-port must be a port number ≤ 65535, got ${serverPort}`);
+  }
+  const serverUrl = serverPort === undefined ? undefined : (options.modelUrl ?? `http://127.0.0.1:${serverPort}/v1`);
+  const serverReadyS = nonNegativeNumber("--model-server-ready-timeout", options.modelServerReadyTimeout) ?? 900;
+  const resolved = await resolveCliConfig(overrides, serverUrl === undefined ? options : { ...options, modelUrl: serverUrl });
   const settings = resolved.config;
 
   const { input, output } = inputAndOutput(options, settings);
@@ -101,10 +115,13 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const defaultAgent = options.agent ?? (settings.agent_name as string | undefined) ?? resolved.onlyAgentOfResourcesServer;
 
   let servers: RunningServers | undefined;
+  let modelServer: ModelServer | undefined;
   let agentUrls: Map<string, string>;
   const stopAll = async () => {
     await servers?.stop();
     servers = undefined;
+    await modelServer?.stop();
+    modelServer = undefined;
     await closeDispatcher();
   };
   const onSignal = (signal: NodeJS.Signals) => {
@@ -117,6 +134,12 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   let summary: CollectSummary;
   try {
     if (options.serve) {
+      if (options.modelServerCmd !== undefined && serverPort !== undefined && serverUrl !== undefined) {
+        const logPath = siblingPaths(resolvePath(output)).modelServerLog;
+        notice(`starting the model server on port ${serverPort} (log: ${logPath}); waiting up to ${serverReadyS} s for ${serverUrl}/models`);
+        modelServer = launchModelServer({ command: options.modelServerCmd, port: serverPort, baseUrl: serverUrl, readyTimeoutMs: serverReadyS * 1000, logPath, onNotice: notice });
+        await modelServer.ready();
+      }
       await waitForModels(resolved.instances, readyTimeoutS * 1000);
       servers = await startServers(resolved.instances, { headPort: 0, processPerServer: options.processPerServer, globalConfig: resolved.redacted });
       agentUrls = new Map(servers.instances.filter((i) => i.server_type === "responses_api_agents").map((i) => [i.name, i.url]));

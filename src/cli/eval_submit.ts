@@ -85,8 +85,13 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     throw new UsageError(`--time must be a Slurm time limit such as 04:00:00, 90 or 1-12:00:00, got ${options.time}`);
   }
 
-  // The same resolution `eval run` does, so a config error surfaces now and not in N job logs.
-  const resolved = await resolveCliConfig(overrides, options);
+  // The same resolution `eval run` does, so a config error surfaces now and not in N job logs. With
+  // --model-server-cmd each array task starts its own server on its own port and points the policy
+  // at it; until then any URL stands in (the merge job never calls the policy, but its config must
+  // resolve too).
+  const selfHosted = options.modelServerCmd !== undefined && options.modelUrl === undefined;
+  const standIn = selfHosted ? ["--model-url", "http://127.0.0.1:0/v1"] : [];
+  const resolved = await resolveCliConfig(overrides, selfHosted ? { ...options, modelUrl: standIn[1] } : options);
   const settings = resolved.config;
   const { input, output } = inputAndOutput(options, settings);
   const inputPath = resolvePath(input);
@@ -98,10 +103,10 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   }
   parseRepeatsSpec(options.numRepeats ?? settings.num_repeats);
   parseFailureLimit(options.maxFailures ?? settings.max_failures);
-  for (const [flag, key] of [["--concurrency", "concurrency"], ["--limit", "limit"], ["--max-attempts", "maxAttempts"], ["--max-output-tokens", "maxOutputTokens"]] as const) {
+  for (const [flag, key] of [["--concurrency", "concurrency"], ["--limit", "limit"], ["--max-attempts", "maxAttempts"], ["--max-output-tokens", "maxOutputTokens"], ["--model-server-port", "modelServerPort"]] as const) {
     positiveInt(flag, options[key]);
   }
-  for (const [flag, key] of [["--temperature", "temperature"], ["--top-p", "topP"], ["--rollout-timeout", "rolloutTimeout"], ["--model-ready-timeout", "modelReadyTimeout"]] as const) {
+  for (const [flag, key] of [["--temperature", "temperature"], ["--top-p", "topP"], ["--rollout-timeout", "rolloutTimeout"], ["--model-ready-timeout", "modelReadyTimeout"], ["--model-server-ready-timeout", "modelServerReadyTimeout"]] as const) {
     nonNegativeNumber(flag, options[key]);
   }
   // `eval aggregate` finds the shards by a glob that understands `*` and `?` only in the file name.
@@ -124,7 +129,7 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     extra: options.sbatchArg,
   };
   const dir = resolvePath(options.dir ?? join(dirname(outputPath), `${basename(outputPath, extname(outputPath))}_slurm`));
-  const configArgs = [...forwardedArgs(command, options, CONFIG_OPTIONS), ...overrides];
+  const configArgs = [...forwardedArgs(command, options, CONFIG_OPTIONS), ...standIn, ...overrides];
   const scripts = renderScripts({
     gym: GYM,
     cwd: process.cwd(),

@@ -9,6 +9,8 @@ export function siblingPaths(outputPath: string) {
     materialized: `${stem}_materialized_inputs.jsonl`,
     failures: `${stem}_failures.jsonl`,
     metrics: `${stem}_aggregate_metrics.json`,
+    /** Output of the `--model-server-cmd` inference server, when gym starts one. */
+    modelServerLog: `${stem}_model_server.log`,
     /** Written when every requested pair has its final outcome (shards are merged only when done). */
     done: `${outputPath}.done`,
   };
