@@ -95,8 +95,20 @@ describe("a wrong entrypoint is one clear error (exit 2)", () => {
     expect(missing.stderr).toMatch(/entrypoint \S+nowhere\.mjs does not exist/);
     const python = await resolve(configWith("mine_env", "app.py", { "app.py": "" }));
     expect(python.stderr).toContain("its entrypoint `app.py` is a Python (NeMo Gym) server, which Gymkit does not run");
-    const typescript = await resolve(configWith("mine_env", "env.ts", { "env.ts": "" }));
-    expect(typescript.stderr).toContain("is TypeScript; Node 20 imports JavaScript");
+    const typescript = await resolve(configWith("mine_env", "env.ts", { "env.ts": "export default 1;\n" }));
+    expect(typescript.code).toBe(2);
+    expect(typescript.stderr).toContain("is TypeScript, which Node 20 does not import by itself");
+    expect(typescript.stderr).toContain('NODE_OPTIONS="--import tsx"');
+  });
+
+  it("a TypeScript entrypoint loads when gym runs under a loader", async () => {
+    const config = configWith("typed_env", "env.ts", {
+      "env.ts": `import { defineEnvironment } from ${gymkitIndex};\nconst reward: number = 1;\nexport default defineEnvironment({ id: "typed_env", description: "typed", verify: () => ({ reward }) });\n`,
+    });
+    const result = await runGym(["env", "resolve", "--config", config], { cwd: REPO_ROOT, env: { NODE_OPTIONS: "--import tsx" } });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("typed_env");
   });
 
   it("an unknown id without an entrypoint suggests one", async () => {

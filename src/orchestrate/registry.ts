@@ -46,7 +46,8 @@ export async function loadImplementation(type: ServerType, id: string, entrypoin
   return loadEntrypoint(type, id, entrypoint);
 }
 
-const JS_MODULE = /\.(?:m?js|cjs)$/;
+const MODULE = /\.(?:m?js|cjs|m?ts|cts)$/;
+const TYPESCRIPT = /\.[mc]?ts$/;
 
 async function loadEntrypoint(type: ServerType, id: string, entrypoint: string): Promise<ServerImplementation<any>> {
   if (entrypoint.endsWith(".py")) {
@@ -54,15 +55,19 @@ async function loadEntrypoint(type: ServerType, id: string, entrypoint: string):
       `entrypoint ${entrypoint} is a Python (NeMo Gym) server; Gymkit loads JavaScript modules. Run that server with NeMo Gym and give its URL to a Gymkit agent, or write the ${type} implementation with Gymkit's defineEnvironment`,
     );
   }
-  if (/\.[mc]?ts$/.test(entrypoint)) {
-    throw new Error(`entrypoint ${entrypoint} is TypeScript; Node 20 imports JavaScript: compile it (e.g. with tsc) and point entrypoint at the .js file`);
-  }
-  if (!JS_MODULE.test(entrypoint)) throw new Error(`entrypoint ${entrypoint} must be a JavaScript module (.js, .mjs or .cjs)`);
+  if (!MODULE.test(entrypoint)) throw new Error(`entrypoint ${entrypoint} must be a JavaScript module (.js, .mjs or .cjs), or TypeScript run under a loader`);
   if (!existsSync(entrypoint)) throw new Error(`entrypoint ${entrypoint} does not exist`);
   let module: { default?: unknown };
   try {
     module = (await import(pathToFileURL(entrypoint).href)) as { default?: unknown };
   } catch (error) {
+    // TypeScript loads when gym runs under a loader (e.g. NODE_OPTIONS="--import tsx"); Node 20 alone cannot.
+    if (TYPESCRIPT.test(entrypoint) && (error as { code?: string }).code === "ERR_UNKNOWN_FILE_EXTENSION") {
+      throw new Error(
+        `entrypoint ${entrypoint} is TypeScript, which Node 20 does not import by itself: compile it (e.g. with tsc) and point entrypoint at the .js file, or run gym under a loader (NODE_OPTIONS="--import tsx" npx gym …)`,
+        { cause: error },
+      );
+    }
     throw new Error(`entrypoint ${entrypoint} failed to load: ${(error as Error).message}`, { cause: error });
   }
   const impl = module.default as Partial<ServerImplementation<any>> | undefined;
