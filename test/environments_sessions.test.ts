@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineEnvironment } from "../src/environments/define.js";
 import { SessionStore } from "../src/environments/session_store.js";
+import { startInstance } from "../src/environments/testing.js";
+import { CookieJar } from "../src/http/cookies.js";
 
 describe("SessionStore", () => {
   it("forgets the least recently used session beyond its capacity", () => {
@@ -16,5 +20,46 @@ describe("SessionStore", () => {
       ["a", 10],
       ["d", 4],
     ]);
+  });
+});
+
+describe("defineEnvironment sessionCapacity", () => {
+  const counter = (sessionCapacity?: number) =>
+    defineEnvironment({
+      id: "session_counter",
+      description: "counts calls per session",
+      sessionCapacity,
+      tools: {
+        bump: {
+          description: "count",
+          args: z.object({}),
+          handler: (_args, ctx) => {
+            const count = ((ctx.sessions.get(ctx.sessionId) as number | undefined) ?? 0) + 1;
+            ctx.sessions.set(ctx.sessionId, count);
+            return { count };
+          },
+        },
+      },
+      verify: () => ({ reward: 0 }),
+    });
+
+  it("keeps that many sessions per instance, forgetting the least recently used", async () => {
+    const env = await startInstance(counter(2));
+    try {
+      const [a, b, c] = [new CookieJar(), new CookieJar(), new CookieJar()];
+      await env.request("/bump", {}, a);
+      await env.request("/bump", {}, b);
+      expect((await env.request("/bump", {}, a)).body).toEqual({ count: 2 }); // a touched: b is the oldest
+      await env.request("/bump", {}, c); // a third session: b is forgotten
+      expect((await env.request("/bump", {}, a)).body).toEqual({ count: 3 });
+      expect((await env.request("/bump", {}, b)).body).toEqual({ count: 1 });
+    } finally {
+      await env.close();
+    }
+  });
+
+  it("refuses a capacity that is not a whole number ≥ 1", () => {
+    expect(() => counter(0)).toThrow(/sessionCapacity must be a whole number ≥ 1, not 0/);
+    expect(() => counter(1.5)).toThrow(/sessionCapacity/);
   });
 });

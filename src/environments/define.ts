@@ -83,6 +83,11 @@ export interface EnvironmentDefinition<
   /** Releases what `setup` made, when the instance's server closes. */
   teardown?(resources: R): void | Promise<void>;
   tools?: { [K in keyof T]: ToolDefinition<T[K], C, S, R> };
+  /**
+   * Sessions one instance keeps; beyond it the least recently used is forgotten (a finished
+   * rollout's). Default 100,000: far above any concurrency, bounded over a run of millions.
+   */
+  sessionCapacity?: number;
   /** Prepares this session's state from the row. Returns the reply body (default `{}`). */
   seedSession?(row: SeedInput<G>, ctx: EnvironmentContext<C, S, R>): unknown;
   /** Scores a finished rollout. */
@@ -120,6 +125,9 @@ export function defineEnvironment<
   for (const name of Object.keys(definition.tools ?? {})) {
     if (!TOOL_NAME.test(name)) throw new Error(`environment ${definition.id}: tool name "${name}" must match ${TOOL_NAME}`);
     if (RESERVED_ROUTES.has(name)) throw new Error(`environment ${definition.id}: tool name "${name}" is a reserved route`);
+  }
+  if (definition.sessionCapacity !== undefined && !(Number.isInteger(definition.sessionCapacity) && definition.sessionCapacity >= 1)) {
+    throw new Error(`environment ${definition.id}: sessionCapacity must be a whole number ≥ 1, not ${definition.sessionCapacity}`);
   }
   const configSchema = definition.configSchema ?? (z.strictObject({}) as unknown as z.ZodType<C>);
   const toolSpecs = () =>

@@ -20,7 +20,7 @@ export async function buildEnvironmentServer<C, S, R>(
   if (definition.teardown) app.addHook("onClose", async () => definition.teardown!(resources));
   // One store per instance: two instances of the same environment never share sessions. Bounded
   // (least recently used forgotten first) so a long run's finished rollouts do not pile up.
-  const sessions = new SessionStore<S>();
+  const sessions = new SessionStore<S>(definition.sessionCapacity);
   const contextOf = (request: FastifyRequest): EnvironmentContext<C, S, R> => ({
     name: instance.name,
     config: instance.config,
