@@ -12,6 +12,7 @@ describe("gym eval run --config examples/quickstart.yaml", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("20/20 rollouts succeeded, 0 failed");
     expect(result.stdout).toMatch(/example_multi_step_simple_agent\n\s+mean\/reward\s+1\n/);
+    expect(result.stdout).toContain(`browse:   gym view --rollouts ${output}\n`);
     const rows = readFileSync(output, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { reward: number; agent_ref: { name: string } });
     expect(rows).toHaveLength(20);
     const byAgent = new Map<string, number[]>();

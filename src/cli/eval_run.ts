@@ -9,6 +9,7 @@ import { closeDispatcher } from "../http/client.js";
 import { fetchInstances } from "../orchestrate/status.js";
 import { freePort, startServers, type RunningServers } from "../orchestrate/start.js";
 import { launchModelServer, type ModelServer } from "../orchestrate/model_server_process.js";
+import { shellQuote } from "../orchestrate/slurm.js";
 import { siblingPaths } from "../collect/paths.js";
 import { waitForModels } from "../orchestrate/readiness.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
@@ -195,6 +196,7 @@ export function reportCollection(summary: CollectSummary, maxFailures: FailureLi
       `rollouts: ${summary.paths.output}\nmetrics:  ${summary.paths.metrics}\n`,
   );
   if (accounting.failed > 0) out.write(`failures: ${summary.paths.failures}\n`);
+  out.write(`browse:   gym view --rollouts ${shellQuote(summary.paths.output)}\n`);
   let code: number = EXIT.ok;
   if (accounting.missing.count > 0 || accounting.duplicated.count > 0) {
     if (accounting.missing.count > 0) {
