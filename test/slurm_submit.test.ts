@@ -45,11 +45,14 @@ describe("gym eval submit --dry-run", () => {
       [
         "eval", "submit", "--shards", "3", "--dry-run", ...model(), "-i", INPUT, "-o", output, "--num-repeats", "2", "--quiet",
         "--partition", "gpu", "--time", "01:30:00", "--cpus-per-task", "4", "--mem", "8G", "--sbatch-arg=--comment=two words",
-        "+my_key=some value",
+        "--max-parallel", "2", "+my_key=some value",
       ],
       { cwd: root },
     );
-    expect(result.stderr).toBe("");
+    // The engine here is on loopback, which nodes of a real cluster would not reach: one warning.
+    expect(result.stderr).toBe(
+      `gym: warning: policy_model calls its engine at ${engine.baseUrl}, a loopback address: array tasks on other nodes will not reach it. Use an address the compute nodes can reach, or --model-server-cmd to start an engine in each task.\n`,
+    );
     expect(result.code).toBe(0);
     const slurmDir = join(dir, "out_slurm");
     const array = readFileSync(join(slurmDir, "shards.sbatch"), "utf8");
@@ -61,7 +64,8 @@ describe("gym eval submit --dry-run", () => {
     expect(result.stdout).toContain(`--dependency=afterok:"\${jobid%%;*}"`);
     expect(existsSync(join(slurmDir, "logs"))).toBe(true);
 
-    expect(array).toContain("#SBATCH --array=0-2\n");
+    expect(array).toContain("#SBATCH --array=0-2%2\n"); // --max-parallel 2
+    expect(array).not.toContain("--max-parallel"); // submit's own option, not forwarded to eval run
     expect(array).toContain(`#SBATCH --output="${slurmDir.replace(/"/g, '\\"')}/logs/%x-%A_%a.out"\n`);
     for (const line of ["#SBATCH --partition=gpu", "#SBATCH --time=01:30:00", "#SBATCH --cpus-per-task=4", "#SBATCH --mem=8G", '#SBATCH --comment="two words"']) {
       expect(array).toContain(`${line}\n`);

@@ -17,12 +17,14 @@ import {
   writeScripts,
   type SlurmResources,
 } from "../orchestrate/slurm.js";
+import { engineUrls } from "../orchestrate/readiness.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { inputAndOutput, nonNegativeNumber, parseFailureLimit, positiveInt } from "./eval_run.js";
 import { UsageError } from "./exit.js";
 
 interface EvalSubmitOptions extends CliConfigOptions {
   shards: string;
+  maxParallel?: string;
   dryRun?: boolean;
   dir?: string;
   partition?: string;
@@ -36,7 +38,7 @@ interface EvalSubmitOptions extends CliConfigOptions {
 }
 
 /** Options of `submit` itself; everything else it has is an `eval run` option and is forwarded. */
-const SUBMIT_ONLY = new Set(["shards", "dryRun", "dir", "partition", "time", "cpusPerTask", "mem", "sbatchArg"]);
+const SUBMIT_ONLY = new Set(["shards", "maxParallel", "dryRun", "dir", "partition", "time", "cpusPerTask", "mem", "sbatchArg"]);
 /** Set by each array task (`--output`) or resolved here and passed explicitly (`--input`). */
 const NOT_FORWARDED = new Set(["output", "input"]);
 /** The job may run in another directory than this shell: paths go in absolute. */
@@ -74,12 +76,21 @@ function forwardedArgs(command: Command, options: EvalSubmitOptions, only?: Set<
   return args;
 }
 
+function isLoopback(url: string): boolean {
+  try {
+    return /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/i.test(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
 function checkFile(what: string, path: string): void {
   if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`${what} not found: ${path}`);
 }
 
 export async function evalSubmit(overrides: string[], options: EvalSubmitOptions, command: Command): Promise<void> {
   const shards = positiveInt("--shards", options.shards)!;
+  const maxParallel = positiveInt("--max-parallel", options.maxParallel);
   positiveInt("--cpus-per-task", options.cpusPerTask);
   if (options.time !== undefined && !/^((\d+-)?\d+(:\d{1,2}){0,2}|unlimited|infinite)$/i.test(options.time)) {
     throw new UsageError(`--time must be a Slurm time limit such as 04:00:00, 90 or 1-12:00:00, got ${options.time}`);
@@ -136,11 +147,22 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     dir,
     output: outputPath,
     shards,
+    maxParallel,
     runArgs: [...forwardedArgs(command, options), "--input", inputPath, ...overrides],
     aggregateArgs: configArgs,
     resources,
   });
   writeScripts(scripts);
+  // The classic first-cluster-run mistake: an engine on this machine's loopback is not on the nodes'.
+  if (!selfHosted) {
+    for (const { instance, url } of engineUrls(resolved.instances)) {
+      if (isLoopback(url)) {
+        process.stderr.write(
+          `gym: warning: ${instance} calls its engine at ${url}, a loopback address: array tasks on other nodes will not reach it. Use an address the compute nodes can reach, or --model-server-cmd to start an engine in each task.\n`,
+        );
+      }
+    }
+  }
 
   const out = process.stdout;
   if (!sbatchPath) {

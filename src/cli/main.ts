@@ -109,6 +109,7 @@ Exit codes:
     .description("run `eval run` as a Slurm job array of N shards plus a merge job that waits for them (`--dry-run` prints the scripts)")
     .argument("[overrides...]", "Hydra-style overrides: key=value, +key=value, ++key=value")
     .requiredOption("--shards <n>", "number of shards = array tasks (task i runs shard i/N)")
+    .option("--max-parallel <k>", "run at most K shards at once (Slurm's --array=…%K)")
     .option("--dry-run", "write and print the two scripts and the sbatch commands; submit nothing")
     .option("--dir <path>", "where the scripts and logs/ go (default: <output stem>_slurm/)")
     .option("--partition <name>", "Slurm partition of both jobs")

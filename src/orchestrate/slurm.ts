@@ -25,6 +25,8 @@ export interface SubmitPlan {
   /** The merged output (absolute); shards are written beside it as `<stem>-shard<i><ext>`. */
   output: string;
   shards: number;
+  /** At most this many array tasks at once (`--array=…%K`); undefined = as many as Slurm allows. */
+  maxParallel?: number;
   /** `eval run` arguments without `--shard`, `--output` and `--resume`, which each array task adds. */
   runArgs: string[];
   /** Extra `eval aggregate` arguments (the config, so the environments' own metrics are recomputed). */
@@ -124,7 +126,8 @@ export function renderScripts(plan: SubmitPlan): SlurmScripts {
   const array = [
     "#!/bin/bash",
     ...header(jobName(plan.output, "shards"), logPattern(logsDir, "%x-%A_%a.out"), plan.resources),
-    directive(`--array=0-${last}`),
+    // `%K` caps how many shards run at once (e.g. to spare a shared model endpoint).
+    directive(`--array=0-${last}${plan.maxParallel ? `%${plan.maxParallel}` : ""}`),
     `# Written by \`gym eval submit\`: array task i runs shard i/${plan.shards} of the same \`gym eval run\`.`,
     "# --resume makes a requeued or re-submitted task continue its shard instead of starting over.",
     "set -euo pipefail",
