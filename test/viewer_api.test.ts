@@ -1,5 +1,5 @@
 // The viewer's JSON API over real files on disk, served on 127.0.0.1: counts, filters, paging,
-// search, full rows, per-task views, 404s and malformed lines; a NeMo Gym rollout file with no
+// search, sort orders (ties, failures last), the task list, full rows, per-task views, 404s and malformed lines; a NeMo Gym rollout file with no
 // siblings; a broken metrics file; the bounded search; and `gym view` itself on the output of a real
 // `gym eval run` (the quickstart, offline).
 import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -99,6 +99,90 @@ describe("gym view API", () => {
       expect(status, bad).toBe(400);
       expect(body.detail, bad).toEqual(expect.any(String));
     }
+  });
+
+  it("sorts the table by reward (both ways), agent or task; ties in (task, rollout, attempt) order, failures last", async () => {
+    const sorted = async (query: string) => pairs((await get(`/api/rollouts?limit=200&${query}`)).body.rows);
+    const byTask = ["0/0", "0/1", "1/0", "1/1", "2/0", "2/1!0", "2/1!1", "3/0!0", "3/0", "3/1", "4/0"];
+    expect(await sorted("sort=task")).toEqual(byTask);
+    expect(await sorted("")).toEqual(byTask);
+    expect(await sorted("sort=-reward")).toEqual(["0/0", "1/0", "2/0", "3/0", "1/1", "4/0", "0/1", "3/1", "2/1!0", "2/1!1", "3/0!0"]);
+    expect(await sorted("sort=reward")).toEqual(["0/1", "3/1", "4/0", "1/1", "0/0", "1/0", "2/0", "3/0", "2/1!0", "2/1!1", "3/0!0"]);
+    expect(await sorted("sort=agent")).toEqual(["0/0", "0/1", "2/0", "2/1!0", "2/1!1", "4/0", "1/0", "1/1", "3/0!0", "3/0", "3/1"]);
+    expect((await get("/api/rollouts?sort=-reward&limit=1")).body).toMatchObject({ sort: "-reward", total: 11, rows: [{ task: 0, rollout: 0, reward: 1 }] });
+  });
+
+  it("composes sorting with filters, search and paging", async () => {
+    const sorted = async (query: string) => pairs((await get(`/api/rollouts?${query}`)).body.rows);
+    expect(await sorted("sort=-reward&agent=tool_agent")).toEqual(["1/0", "3/0", "1/1", "3/1", "3/0!0"]);
+    expect(await sorted("sort=-reward&task=3")).toEqual(["3/0", "3/1", "3/0!0"]);
+    expect(await sorted("sort=reward&min_reward=0.25")).toEqual(["4/0", "1/1", "0/0", "1/0", "2/0", "3/0"]);
+    expect(await sorted("sort=agent&status=failure")).toEqual(["2/1!0", "2/1!1", "3/0!0"]);
+    const page = await get("/api/rollouts?sort=reward&status=success&offset=2&limit=3");
+    expect(page.body).toMatchObject({ total: 8, offset: 2, limit: 3, sort: "reward" });
+    expect(pairs(page.body.rows)).toEqual(["4/0", "1/1", "0/0"]);
+    expect(pairs((await get("/api/rollouts?sort=-reward&offset=4&limit=2")).body.rows)).toEqual(["1/1", "4/0"]);
+    expect(pairs((await get("/api/rollouts?sort=-reward&offset=11")).body.rows)).toEqual([]);
+    expect(await sorted("q=oslo&sort=reward")).toEqual(["3/1", "3/0"]);
+    expect(await sorted("q=oslo")).toEqual(["3/0", "3/1"]);
+    expect(await sorted("q=cold%20in&sort=-reward&offset=1&limit=2")).toEqual(["3/0", "1/1"]);
+  });
+
+  it("refuses unknown sort orders with a 400 and a detail", async () => {
+    for (const path of ["/api/rollouts?sort=REWARD", "/api/rollouts?sort=foo", "/api/rollouts?sort=mean_reward", "/api/rollouts?sort=-task", "/api/tasks?sort=reward", "/api/tasks?sort=-task", "/api/tasks?sort=pass"]) {
+      const { status, body } = await get(path);
+      expect(status, path).toBe(400);
+      expect(body.detail, path).toMatch(/^sort must be one of /);
+    }
+    expect((await get("/api/tasks?limit=100000")).status).toBe(400);
+  });
+
+  it("lists tasks with their agents, counts, reward stats and pass rate (reward ≥ 1), sorted and paged", async () => {
+    const { status, body } = await get("/api/tasks");
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ total: 5, offset: 0, limit: 100, sort: "task", pass_threshold: 1 });
+    expect(body.rows).toEqual([
+      { task: 0, agents: ["math_agent"], rollouts: 2, failures: 0, mean_reward: 0.5, min_reward: 0, max_reward: 1, passes: 1, pass_rate: 0.5 },
+      { task: 1, agents: ["tool_agent"], rollouts: 2, failures: 0, mean_reward: 0.75, min_reward: 0.5, max_reward: 1, passes: 1, pass_rate: 0.5 },
+      { task: 2, agents: ["math_agent"], rollouts: 1, failures: 2, mean_reward: 1, min_reward: 1, max_reward: 1, passes: 1, pass_rate: 1 },
+      { task: 3, agents: ["tool_agent"], rollouts: 2, failures: 1, mean_reward: 0.5, min_reward: 0, max_reward: 1, passes: 1, pass_rate: 0.5 },
+      { task: 4, agents: ["nemo_agent"], rollouts: 1, failures: 0, mean_reward: 0.25, min_reward: 0.25, max_reward: 0.25, passes: 0, pass_rate: 0 },
+    ]);
+    // The numbers agree with the per-task view.
+    expect((await get("/api/tasks/3")).body.stats).toMatchObject({ rollouts: 2, failures: 1, mean_reward: 0.5, min_reward: 0, max_reward: 1 });
+    const tasks = async (query: string) => (await get(`/api/tasks?${query}`)).body.rows.map((t: any) => t.task);
+    expect(await tasks("sort=task")).toEqual([0, 1, 2, 3, 4]);
+    expect(await tasks("sort=-pass_rate")).toEqual([2, 0, 1, 3, 4]);
+    expect(await tasks("sort=pass_rate")).toEqual([4, 0, 1, 3, 2]);
+    expect(await tasks("sort=-mean_reward")).toEqual([2, 1, 0, 3, 4]);
+    expect(await tasks("sort=mean_reward")).toEqual([4, 0, 3, 1, 2]);
+    const page = await get("/api/tasks?sort=-mean_reward&offset=1&limit=2");
+    expect(page.body).toMatchObject({ total: 5, offset: 1, limit: 2 });
+    expect(page.body.rows.map((t: any) => t.task)).toEqual([1, 0]);
+    expect((await get("/api/tasks?offset=9")).body).toMatchObject({ total: 5, rows: [] });
+    const tool = await get("/api/tasks?agent=tool_agent&sort=-mean_reward");
+    expect(tool.body.total).toBe(2);
+    expect(tool.body.rows.map((t: any) => [t.task, t.agents, t.failures])).toEqual([[1, ["tool_agent"], 0], [3, ["tool_agent"], 1]]);
+    expect((await get("/api/tasks?agent=nobody")).body).toMatchObject({ total: 0, rows: [] });
+  });
+
+  it("keeps ties in task order whatever the file order, and puts tasks with no reward last", async () => {
+    const tieDir = mkdtempSync(join(dir, "ties-"));
+    const file = join(tieDir, "ties.jsonl");
+    const line = (task: number, r: number, reward: number, agent: string) => resultLine(task, r, { agent_ref: { name: agent }, reward });
+    // Tasks written out of order; task 5 has only a failure line, task 7 two agents.
+    writeFileSync(file, [line(3, 1, 1, "b"), line(1, 0, 1, "b"), line(3, 0, 1, "a"), line(1, 1, 0, "a"), line(7, 0, 0, "b"), line(7, 1, 1, "a")].join(""));
+    writeFileSync(join(tieDir, "ties_failures.jsonl"), resultLine(5, 0, { agent_ref: { name: "a" }, _ng_failure_class: "timeout" }));
+    const ties = await open({ rolloutsPath: file });
+    const rows = async (query: string) => pairs((await get(`/api/rollouts?${query}`, ties.url)).body.rows);
+    expect(await rows("sort=-reward")).toEqual(["1/0", "3/0", "3/1", "7/1", "1/1", "7/0", "5/0!0"]);
+    expect(await rows("sort=reward")).toEqual(["1/1", "7/0", "1/0", "3/0", "3/1", "7/1", "5/0!0"]);
+    expect(await rows("sort=agent")).toEqual(["1/1", "3/0", "5/0!0", "7/1", "1/0", "3/1", "7/0"]);
+    const tasks = async (query: string) => (await get(`/api/tasks?${query}`, ties.url)).body.rows.map((t: any) => [t.task, t.pass_rate]);
+    expect(await tasks("sort=-pass_rate")).toEqual([[3, 1], [1, 0.5], [7, 0.5], [5, null]]);
+    expect(await tasks("sort=pass_rate")).toEqual([[1, 0.5], [7, 0.5], [3, 1], [5, null]]);
+    expect((await get("/api/tasks?sort=task", ties.url)).body.rows.find((t: any) => t.task === 7).agents).toEqual(["a", "b"]);
+    expect((await get("/api/tasks?sort=task", ties.url)).body.rows.find((t: any) => t.task === 5)).toMatchObject({ rollouts: 0, failures: 1, mean_reward: null, pass_rate: null });
   });
 
   it("searches the text of rows, case-insensitively, with filters, in both files and in Python-escaped lines", async () => {
@@ -263,6 +347,11 @@ describe("gym view API", () => {
     expect(page.body.total).toBe(3334);
     expect(page.body.rows.every((r: any) => r.agent === "agent_1" && r.reward === 1)).toBe(true);
     expect(pairs((await get("/api/rollouts?q=needle", big.url)).body.rows)).toEqual(["4321/2"]);
+    const top = await get("/api/rollouts?sort=-reward&agent=agent_1&offset=3&limit=3", big.url);
+    expect(top.body.total).toBe(6668);
+    expect(pairs(top.body.rows)).toEqual(["4/3", "7/0", "7/2"]);
+    const hardest = await get("/api/tasks?sort=pass_rate&limit=1", big.url);
+    expect(hardest.body).toMatchObject({ total: 5000, rows: [{ task: 0, rollouts: 4, pass_rate: 0.5 }] });
   });
 });
 

@@ -1,5 +1,5 @@
 // The viewer's page in a real browser (Debian's chromium driven by playwright-core) over a run on
-// disk: the table, the filters, a rollout's conversation with its tool call, a failure, a task, deep
+// disk: the table, the filters, sorting by column headers, the task list, a rollout's conversation with its tool call, a failure, a task, deep
 // links — and model output carrying HTML/JS payloads, which must show as text and never run.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -82,6 +82,54 @@ describe("gym view in a browser", () => {
     await page.locator("#filters input[name=max_reward]").fill("0.6");
     await page.locator("#filters button[type=submit]").click();
     await expect.poll(tableRows).toEqual(["1/1", "4/0"]);
+  });
+
+  it("sorts the table by clicking the reward, agent and task headers, keeping the sort in the address", async () => {
+    await page.goto(`${viewer.url}#/`);
+    await page.locator("#rollouts tbody tr").first().waitFor();
+    await page.locator("#rollouts th a", { hasText: "reward" }).click();
+    await expect.poll(tableRows).toEqual(["0/0", "1/0", "2/0", "3/0", "1/1", "4/0", "0/1", "3/1", "2/1", "2/1", "3/0"]);
+    expect(new URL(page.url()).hash).toBe("#/?sort=-reward");
+    expect(await page.locator("#rollouts tbody tr").first().locator("td").nth(3).innerText()).toBe("1");
+    // A second click sorts ascending; filters keep the sort.
+    await page.locator("#rollouts th a", { hasText: "reward" }).click();
+    await expect.poll(() => new URL(page.url()).hash).toBe("#/?sort=reward");
+    await expect.poll(tableRows).toEqual(["0/1", "3/1", "4/0", "1/1", "0/0", "1/0", "2/0", "3/0", "2/1", "2/1", "3/0"]);
+    await page.locator("#filters select[name=agent]").selectOption("tool_agent");
+    await page.locator("#filters button[type=submit]").click();
+    await expect.poll(tableRows).toEqual(["3/1", "1/1", "1/0", "3/0", "3/0"]);
+    expect(new URL(page.url()).hash).toBe("#/?sort=reward&agent=tool_agent");
+    await page.locator("#rollouts th a", { hasText: "agent" }).click();
+    await expect.poll(() => new URL(page.url()).hash).toBe("#/?sort=agent&agent=tool_agent");
+    await page.locator("#rollouts th a", { hasText: "task" }).click();
+    await expect.poll(() => new URL(page.url()).hash).toBe("#/?agent=tool_agent");
+    await expect.poll(tableRows).toEqual(["1/0", "1/1", "3/0", "3/0", "3/1"]);
+  });
+
+  it("lists tasks, sorts them by pass rate, and opens one; deep links keep the sort", async () => {
+    await page.goto(`${viewer.url}#/`);
+    await page.locator("#tasks-link").click();
+    const taskRows = () => page.$$eval("#tasks tbody tr", (rows) => rows.map((row) => Number(row.getAttribute("data-task"))));
+    await expect.poll(taskRows).toEqual([0, 1, 2, 3, 4]);
+    expect(await page.locator("#tasks tbody tr").nth(2).innerText()).toMatch(/^2\s+math_agent\s+1\s+2\s+1\s+1\s+1\s+100%$/);
+    await page.locator("#tasks th a", { hasText: "pass rate" }).click();
+    await expect.poll(taskRows).toEqual([2, 0, 1, 3, 4]);
+    expect(new URL(page.url()).hash).toBe("#/tasks?sort=-pass_rate");
+    await page.locator("#tasks th a", { hasText: "pass rate" }).click();
+    await expect.poll(taskRows).toEqual([4, 0, 1, 3, 2]);
+    await page.locator("#tasks tbody tr").first().click();
+    await page.locator("#task-rollouts").waitFor();
+    expect(new URL(page.url()).hash).toBe("#/task/4");
+    expect(await page.locator("#task-title").innerText()).toBe("Task 4");
+    await page.locator(".nav a", { hasText: "← tasks" }).click();
+    await expect.poll(taskRows).toEqual([4, 0, 1, 3, 2]);
+
+    await page.goto(`${viewer.url}#/tasks?sort=-mean_reward&agent=tool_agent`);
+    await expect.poll(taskRows).toEqual([1, 3]);
+    await page.locator("#tasks tbody tr", { hasText: "tool_agent" }).last().locator("a").click();
+    await expect.poll(() => page.locator("#task-title").innerText()).toBe("Task 3");
+    await expectNoInjection();
+    expect(pageErrors).toEqual([]);
   });
 
   it("opens a rollout from the table: conversation, tool call with its arguments, tool output, usage, verify fields", async () => {

@@ -41,8 +41,11 @@ export function profilePath(rolloutsPath: string): string {
   return join(dirname(rolloutsPath), `${basename(rolloutsPath, ext)}_reward_profiling.jsonl`);
 }
 
+/** A rollout passes when its reward is at least this (the default of `--pass-threshold`; the viewer's too). */
+export const DEFAULT_PASS_THRESHOLD = 1;
+
 export async function profileRewards(rolloutsPath: string, options: { passThreshold?: number; outputPath?: string } = {}): Promise<ProfileSummary> {
-  const threshold = options.passThreshold ?? 1;
+  const threshold = options.passThreshold ?? DEFAULT_PASS_THRESHOLD;
   const tasks = new Map<number, Running>();
   let rollouts = 0;
   let total = 0;

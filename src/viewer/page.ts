@@ -18,6 +18,10 @@ a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
 header { background: var(--card); border-bottom: 1px solid var(--line); padding: 12px 20px; }
 header h1 { font-size: 18px; margin: 0 12px 0 0; display: inline-block; }
+header nav { display: inline-block; margin-right: 12px; }
+header nav a { margin-right: 10px; }
+th a.sort { color: inherit; }
+th a.sort.active { color: var(--accent); }
 main { padding: 16px 20px 40px; max-width: 1400px; }
 .muted { color: var(--muted); }
 .mono, pre, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
@@ -89,6 +93,7 @@ const SCRIPT = String.raw`
   var summary = null;
   var generation = 0;
   var lastListHash = "#/";
+  var lastTasksHash = "#/tasks";
   var PAGE = 50;
 
   // ---- DOM: row content only ever becomes text nodes ----
@@ -292,6 +297,7 @@ const SCRIPT = String.raw`
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       var next = new URLSearchParams();
+      if (params.get("sort")) next.set("sort", params.get("sort"));
       [["agent", agent], ["status", status], ["min_reward", min], ["max_reward", max], ["q", q]].forEach(function (pair) {
         if (pair[1].value.trim()) next.set(pair[0], pair[1].value.trim());
       });
@@ -303,10 +309,30 @@ const SCRIPT = String.raw`
     if (row.status === "success") return el("td", { class: "muted", text: "success" });
     return el("td", { class: "failure", title: row.error || "", text: row.failure_class + (row.terminal ? " (final)" : "") });
   }
-  function rolloutTable(rows, withTask) {
+  /**
+   * A column header that sorts: a link to the same view with sort=<key>. 'keys' is [first click, second
+   * click]: clicking the column sorted by the first key sorts by the second (descending ↔ ascending).
+   */
+  function sortHeader(label, keys, current, path, params, fallback) {
+    var active = keys.indexOf(current) >= 0;
+    var next = active && keys.length > 1 ? keys[1 - keys.indexOf(current)] : keys[0];
+    var p = new URLSearchParams(params);
+    p.delete("offset");
+    if (next === fallback) p.delete("sort");
+    else p.set("sort", next);
+    var arrow = active ? (current.charAt(0) === "-" ? " ▼" : " ▲") : "";
+    var query = p.toString();
+    return el("th", { "data-sort": keys[0].replace(/^-/, "") }, el("a", { class: active ? "sort active" : "sort", href: path + (query ? "?" + query : ""), title: "sort by " + label, text: label + arrow }));
+  }
+  var ROLLOUT_SORTS = { task: ["task"], reward: ["-reward", "reward"], agent: ["agent"] };
+  function rolloutTable(rows, withTask, params) {
     var head = (withTask ? ["task"] : []).concat(["rollout", "agent", "reward", "status", "attempt", "tool calls", "first user message"]);
+    var current = params ? params.get("sort") || "task" : null;
     return el("table", { id: "rollouts" }, [
-      el("thead", null, el("tr", null, head.map(function (h) { return el("th", { text: h }); }))),
+      el("thead", null, el("tr", null, head.map(function (h) {
+        if (params && ROLLOUT_SORTS[h]) return sortHeader(h, ROLLOUT_SORTS[h], current, "#/", params, "task");
+        return el("th", { text: h });
+      }))),
       el("tbody", null, rows.map(function (row) {
         var link = rolloutHash(row.task, row.rollout);
         var cells = [];
@@ -352,7 +378,63 @@ const SCRIPT = String.raw`
         note = el("div", { class: "notice" }, "The search stopped early (after " + page.search.scanned_bytes + " bytes or " + page.search.max_matches +
           " matches): these are the first matches in file order. Narrow it with a longer text or the filters.");
       }
-      show(gen, el("div", null, [form, note, pager(page.total, offset, PAGE, go), rolloutTable(page.rows, true), pager(page.total, offset, PAGE, go)]));
+      show(gen, el("div", null, [form, note, pager(page.total, offset, PAGE, go), rolloutTable(page.rows, true, params), pager(page.total, offset, PAGE, go)]));
+    }).catch(function (error) { show(gen, el("div", null, [form, errorBox(error)])); });
+  }
+
+  // ---- the task list ----
+  var TASK_SORTS = { task: ["task"], "mean reward": ["-mean_reward", "mean_reward"], "pass rate": ["-pass_rate", "pass_rate"] };
+  function showTasks(params) {
+    var gen = ++generation;
+    lastTasksHash = location.hash || "#/tasks";
+    var offset = Number(params.get("offset")) || 0;
+    var limit = 100;
+    var query = new URLSearchParams(params);
+    query.set("offset", String(offset));
+    query.set("limit", String(limit));
+    var agent = el("select", { name: "agent" }, [el("option", { value: "", text: "all agents" })].concat(summary.agents.map(function (a) {
+      return el("option", { value: a.name, text: a.name });
+    })));
+    agent.value = params.get("agent") || "";
+    agent.addEventListener("change", function () {
+      var p = new URLSearchParams(params);
+      p.delete("offset");
+      if (agent.value) p.set("agent", agent.value);
+      else p.delete("agent");
+      go("#/tasks" + (p.toString() ? "?" + p.toString() : ""));
+    });
+    var form = el("form", { class: "filters", id: "task-filters" }, [el("label", null, ["agent", agent])]);
+    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    show(gen, el("div", null, [form, el("p", { class: "muted", text: "Loading…" })]));
+    api("/api/tasks?" + query.toString()).then(function (d) {
+      var current = d.sort;
+      var goPage = function (next) {
+        var p = new URLSearchParams(params);
+        p.set("offset", String(next));
+        location.hash = "#/tasks?" + p.toString();
+      };
+      var head = ["task", "agents", "rollouts", "failures", "mean reward", "min", "max", "pass rate"].map(function (h) {
+        if (TASK_SORTS[h]) return sortHeader(h, TASK_SORTS[h], current, "#/tasks", params, "task");
+        return el("th", { text: h });
+      });
+      var table = el("table", { id: "tasks" }, [
+        el("thead", null, el("tr", null, head)),
+        el("tbody", null, d.rows.map(function (t) {
+          var link = taskHash(t.task);
+          return el("tr", { class: "clickable", "data-task": t.task, onclick: function () { location.hash = link; } }, [
+            el("td", { class: "num" }, el("a", { href: link, text: String(t.task) })),
+            el("td", { text: t.agents.join(", ") }),
+            el("td", { class: "num", text: fmt(t.rollouts) }),
+            el("td", { class: "num" + (t.failures ? " failure" : ""), text: fmt(t.failures) }),
+            el("td", { class: "num " + rewardClass(t.mean_reward), text: fmt(t.mean_reward) }),
+            el("td", { class: "num", text: fmt(t.min_reward) }),
+            el("td", { class: "num", text: fmt(t.max_reward) }),
+            el("td", { class: "num", title: t.passes + " of " + t.rollouts + " with reward ≥ " + d.pass_threshold, text: t.pass_rate === null ? "–" : fmt(Math.round(t.pass_rate * 1000) / 10) + "%" })
+          ]);
+        }))
+      ]);
+      var note = el("p", { class: "muted", text: "pass rate: the share of a task's rollouts with reward ≥ " + d.pass_threshold + " (as in gym eval profile); failure lines are not rollouts." });
+      show(gen, el("div", null, [form, note, pager(d.total, offset, limit, goPage), table, pager(d.total, offset, limit, goPage)]));
     }).catch(function (error) { show(gen, el("div", null, [form, errorBox(error)])); });
   }
 
@@ -499,7 +581,7 @@ const SCRIPT = String.raw`
     show(gen, el("p", { class: "muted", text: "Loading…" }));
     api("/api/tasks/" + encodeURIComponent(task) + "?offset=" + offset + "&limit=" + limit).then(function (d) {
       var nodes = [
-        el("div", { class: "nav" }, [el("a", { href: lastListHash, text: "← rollouts" }), el("a", { href: "#/?task=" + d.task, text: "as a table" })]),
+        el("div", { class: "nav" }, [el("a", { href: lastListHash, text: "← rollouts" }), el("a", { href: lastTasksHash, text: "← tasks" }), el("a", { href: "#/?task=" + d.task, text: "as a table" })]),
         el("h2", { id: "task-title", text: "Task " + d.task }),
         kv([["rollouts", d.stats.rollouts], ["failure lines", d.stats.failures], ["mean reward", d.stats.mean_reward],
           ["min reward", d.stats.min_reward], ["max reward", d.stats.max_reward]], "task-stats")
@@ -536,6 +618,7 @@ const SCRIPT = String.raw`
     var parts = h.path.split("/").filter(Boolean);
     if (parts[0] === "rollout" && parts.length === 3) return showRollout(parts[1], parts[2]);
     if (parts[0] === "task" && parts.length === 2) return showTask(parts[1], h.params);
+    if (parts[0] === "tasks" && parts.length === 1) return showTasks(h.params);
     return showList(h.params);
   }
   window.addEventListener("hashchange", route);
@@ -557,7 +640,7 @@ const PAGE = String.raw`<!doctype html>
 </head>
 <body>
 <header>
-  <h1><a href="#/">gym view</a></h1><span id="run-path" class="mono muted"></span>
+  <h1><a href="#/">gym view</a></h1><nav><a id="rollouts-link" href="#/">rollouts</a><a id="tasks-link" href="#/tasks">tasks</a></nav><span id="run-path" class="mono muted"></span>
   <div id="counts" class="counts"></div>
   <div id="agents" class="agents"></div>
   <div id="notices"></div>

@@ -1,11 +1,14 @@
 // The index of one run: a few numbers per line of the rollouts and failures files (where the line is,
 // its pair, agent, reward, attempt, failure class) in typed arrays, and rows read back from disk by
 // offset only when a page or a rollout is shown. Building it is one streaming pass per file; memory
-// is about 40 bytes per line however large the rows are (rows with token ids run to MBs).
+// is about 40 bytes per line however large the rows are (rows with token ids run to MBs). Sorting the
+// table by reward or agent adds one Uint32 permutation per sort key, built on first use (4 bytes per
+// line each, 12 at most); the task list adds about 50 bytes per task.
 import { closeSync, existsSync, openSync, statSync } from "node:fs";
 import { readAt, scanLines } from "../collect/line_scan.js";
 import { pairKey, pairOf, pairOfLine } from "../collect/lines.js";
 import { siblingPaths } from "../collect/paths.js";
+import { DEFAULT_PASS_THRESHOLD } from "../collect/profile.js";
 import { Interner, float64Column, uint16Column, uint32Column, uint8Column } from "./columns.js";
 
 /** The agent of rows without `agent_ref` (NeMo Gym rollout files often have none). */
@@ -20,6 +23,8 @@ const MALFORMED_NAMED = 100;
 const MISSING_NAMED = 20;
 const MAX_TASK = 2 ** 32;
 const MAX_ROLLOUT = 2 ** 21;
+/** Task tables kept: the one for all agents and a few per agent filter. */
+const TASK_TABLES_KEPT = 4;
 
 export interface MalformedLine {
   file: string;
@@ -51,6 +56,35 @@ export interface EntryFilter {
   maxReward?: number;
   status?: "success" | "failure";
   task?: number;
+}
+
+/** Orders of the rollout table; every one breaks ties by display order (task, rollout, attempt, …). */
+export const ENTRY_SORTS = ["task", "reward", "-reward", "agent"] as const;
+export type EntrySort = (typeof ENTRY_SORTS)[number];
+
+/** Orders of the task list; ties (and tasks without a reward, always last) by task index. */
+export const TASK_SORTS = ["task", "mean_reward", "-mean_reward", "pass_rate", "-pass_rate"] as const;
+export type TaskSort = (typeof TASK_SORTS)[number];
+
+/** A rollout passes when its reward is ≥ this: `gym eval profile`'s default, so the pass rates agree. */
+export const PASS_THRESHOLD = DEFAULT_PASS_THRESHOLD;
+
+/** Per-task numbers of the task list, one slot per task in task-index order; from the index alone. */
+export interface TaskTable {
+  count: number;
+  task: Uint32Array;
+  /** Success lines (rollouts) and failure lines. */
+  rollouts: Uint32Array;
+  failures: Uint32Array;
+  /** Rollouts with a numeric reward, and those with reward ≥ PASS_THRESHOLD. */
+  rewarded: Uint32Array;
+  passes: Uint32Array;
+  rewardSum: Float64Array;
+  minReward: Float64Array;
+  maxReward: Float64Array;
+  /** Positions [from, to) in `RunIndex.order` of the task's entries. */
+  from: Uint32Array;
+  to: Uint32Array;
 }
 
 /** The per-line columns; entry ids [0, successes) are lines of the rollouts file, the rest of the failures file. */
@@ -162,6 +196,11 @@ export class RunIndex {
   missingPairs = 0;
   readonly missingNamed: Array<[number, number]> = [];
   private readonly planned: Planned | undefined;
+  /** Permutations of entry ids per sort key other than "task" (which is `order`), built on first use. */
+  private readonly sorted = new Map<EntrySort, Uint32Array>();
+  /** Task tables: for all agents (key -1) and per agent filter, the last few used. */
+  private readonly taskTables = new Map<number, TaskTable>();
+  private readonly taskOrders = new Map<string, Uint32Array>();
   private readonly fds: { rollouts?: number; failures?: number; materialized?: number } = {};
 
   constructor(rolloutsPath: string) {
@@ -401,22 +440,152 @@ export class RunIndex {
     return true;
   }
 
-  /** The entries that pass `filter`, in order: how many, and the ids of [offset, offset + limit). */
-  page(filter: EntryFilter, offset: number, limit: number): { total: number; ids: number[] } {
-    const [from, to] = filter.task === undefined ? [0, this.order.length] : this.range(filter.task);
-    // Only a task (or nothing) to filter on: the page is a slice, no walk over millions of entries.
-    if (Object.entries(filter).every(([key, value]) => key === "task" || value === undefined)) {
-      return { total: to - from, ids: Array.from(this.order.subarray(Math.min(to, from + offset), Math.min(to, from + offset + limit))) };
+  /** A comparison of entry ids for `sort`: the sort key, then display order (so ties are stable by task, rollout). */
+  comparator(sort: EntrySort): (a: number, b: number) => number {
+    const e = this.entries;
+    if (sort === "task") return (a, b) => this.compare(a, b);
+    if (sort === "agent") {
+      // Agent ids are in order of first appearance; rank them by name.
+      const names = this.agents.names;
+      const rank = new Uint16Array(names.length);
+      Array.from(names.keys())
+        .sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0))
+        .forEach((agent, i) => (rank[agent] = i));
+      return (a, b) => rank[e.agent[a]!]! - rank[e.agent[b]!]! || this.compare(a, b);
+    }
+    const sign = sort === "reward" ? 1 : -1;
+    // Failure lines (no reward) come last in both directions.
+    return (a, b) => {
+      const ra = e.reward[a]!;
+      const rb = e.reward[b]!;
+      const na = Number.isNaN(ra);
+      const nb = Number.isNaN(rb);
+      if (na || nb) return na === nb ? this.compare(a, b) : na ? 1 : -1;
+      return sign * (ra - rb) || this.compare(a, b);
+    };
+  }
+
+  /** All entry ids in the order of `sort`: `order` for "task", else a permutation sorted once and kept (4 bytes per line). */
+  sortedOrder(sort: EntrySort): Uint32Array {
+    if (sort === "task") return this.order;
+    let sorted = this.sorted.get(sort);
+    if (!sorted) {
+      sorted = this.order.slice().sort(this.comparator(sort));
+      this.sorted.set(sort, sorted);
+    }
+    return sorted;
+  }
+
+  /** The entries that pass `filter`, in the order of `sort`: how many, and the ids of [offset, offset + limit). */
+  page(filter: EntryFilter, offset: number, limit: number, sort: EntrySort = "task"): { total: number; ids: number[] } {
+    const byTask = sort === "task";
+    const order = this.sortedOrder(sort);
+    const [from, to] = filter.task === undefined || !byTask ? [0, order.length] : this.range(filter.task);
+    // Nothing to filter on (or, in task order, only a task): the page is a slice, no walk over millions of entries.
+    if (Object.entries(filter).every(([key, value]) => (byTask && key === "task") || value === undefined)) {
+      return { total: to - from, ids: Array.from(order.subarray(Math.min(to, from + offset), Math.min(to, from + offset + limit))) };
     }
     const ids: number[] = [];
     let total = 0;
     for (let i = from; i < to; i++) {
-      const id = this.order[i]!;
+      const id = order[i]!;
       if (!this.matches(id, filter)) continue;
       if (total >= offset && ids.length < limit) ids.push(id);
       total++;
     }
     return { total, ids };
+  }
+
+  /**
+   * Per-task numbers, from one pass over `order` (no row is read), kept for all agents and for the last
+   * few agent filters; `agent` restricts them to that agent's lines (tasks it has none of are left out).
+   */
+  taskTable(agent?: number): TaskTable {
+    const key = agent ?? -1;
+    const kept = this.taskTables.get(key);
+    if (kept) return kept;
+    const e = this.entries;
+    const n = agent === undefined ? this.tasks : Math.min(this.tasks, this.agentStats[agent] ? this.agentStats[agent].rollouts + this.agentStats[agent].failures : 0);
+    const table: TaskTable = {
+      count: 0,
+      task: new Uint32Array(n),
+      rollouts: new Uint32Array(n),
+      failures: new Uint32Array(n),
+      rewarded: new Uint32Array(n),
+      passes: new Uint32Array(n),
+      rewardSum: new Float64Array(n),
+      minReward: new Float64Array(n).fill(Infinity),
+      maxReward: new Float64Array(n).fill(-Infinity),
+      from: new Uint32Array(n),
+      to: new Uint32Array(n),
+    };
+    let slot = -1;
+    let current = -1;
+    for (let i = 0; i < this.order.length; i++) {
+      const id = this.order[i]!;
+      const task = e.task[id]!;
+      if (task !== current) {
+        current = task;
+        slot = -1;
+      }
+      if (agent !== undefined && e.agent[id] !== agent) continue;
+      if (slot < 0) {
+        slot = table.count++;
+        table.task[slot] = task;
+        table.from[slot] = i;
+      }
+      table.to[slot] = i + 1;
+      if (e.flags[id]! & FAILURE) {
+        table.failures[slot]!++;
+        continue;
+      }
+      table.rollouts[slot]!++;
+      const reward = e.reward[id]!;
+      if (!Number.isFinite(reward)) continue;
+      table.rewarded[slot]!++;
+      table.rewardSum[slot]! += reward;
+      if (reward >= PASS_THRESHOLD) table.passes[slot]!++;
+      if (reward < table.minReward[slot]!) table.minReward[slot] = reward;
+      if (reward > table.maxReward[slot]!) table.maxReward[slot] = reward;
+    }
+    if (this.taskTables.size >= TASK_TABLES_KEPT) {
+      const oldest = [...this.taskTables.keys()].find((k) => k !== -1);
+      if (oldest !== undefined) {
+        this.taskTables.delete(oldest);
+        for (const k of [...this.taskOrders.keys()]) if (k.startsWith(`${oldest}:`)) this.taskOrders.delete(k);
+      }
+    }
+    this.taskTables.set(key, table);
+    return table;
+  }
+
+  /** Slots of `table` in the order of `sort`, sorted once per (agent filter, sort) and kept. */
+  taskOrder(table: TaskTable, agent: number | undefined, sort: TaskSort): Uint32Array {
+    const key = `${agent ?? -1}:${sort}`;
+    let order = this.taskOrders.get(key);
+    if (order) return order;
+    order = new Uint32Array(table.count);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    if (sort !== "task") {
+      const value = (slot: number) => {
+        const rewarded = table.rewarded[slot]!;
+        if (!rewarded) return Number.NaN;
+        return sort.endsWith("mean_reward") ? table.rewardSum[slot]! / rewarded : table.passes[slot]! / rewarded;
+      };
+      const values = Float64Array.from(order, value);
+      const sign = sort.startsWith("-") ? -1 : 1;
+      // Slots are in task order, so slot order breaks ties by task; tasks without a reward come last.
+      order.sort((a, b) => {
+        const va = values[a]!;
+        const vb = values[b]!;
+        const na = Number.isNaN(va);
+        const nb = Number.isNaN(vb);
+        if (na || nb) return na === nb ? a - b : na ? 1 : -1;
+        return sign * (va - vb) || a - b;
+      });
+    }
+    this.taskOrders.set(key, order);
+    return order;
   }
 
   /** The entry id of the line of `file` that starts at byte `offset`, if indexed (used by search). */

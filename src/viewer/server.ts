@@ -8,7 +8,7 @@ import { createServer, listen } from "../http/server.js";
 import { MetricsIndex } from "./metrics_index.js";
 import { viewerPage } from "./page.js";
 import { summarizeRow } from "./row_summary.js";
-import { FAILURE, RowReadError, RunIndex, TERMINAL, type EntryFilter } from "./run_index.js";
+import { ENTRY_SORTS, FAILURE, PASS_THRESHOLD, RowReadError, RunIndex, TASK_SORTS, TERMINAL, type EntryFilter, type EntrySort } from "./run_index.js";
 import { DEFAULT_SEARCH_LIMITS, searchRun, type SearchLimits, type SearchResult } from "./search.js";
 
 export interface ViewerOptions {
@@ -55,6 +55,13 @@ function numberParam(query: Query, name: string): number | undefined {
   const value = Number(text);
   if (!Number.isFinite(value)) throw new HttpError(400, `${name} must be a number, got ${JSON.stringify(text)}`);
   return value;
+}
+
+function choiceParam<T extends string>(query: Query, name: string, choices: readonly T[]): T {
+  const text = query[name];
+  if (text === undefined || text === "") return choices[0]!;
+  if (!(choices as readonly string[]).includes(text)) throw new HttpError(400, `${name} must be one of ${choices.join(", ")}, got ${JSON.stringify(clip(text, 100))}`);
+  return text as T;
 }
 
 function pairParams(params: Record<string, string>, names: string[]): number[] {
@@ -220,7 +227,9 @@ export function buildViewer(options: ViewerOptions): { app: FastifyInstance; run
   });
 
   const searches = new Map<string, SearchResult>();
-  const search = async (query: string, filter: EntryFilter) => {
+  /** Matches of a search (in display order), and re-sorted per other sort key once, kept with the search. */
+  const sortedMatches = new WeakMap<SearchResult, Map<EntrySort, Uint32Array>>();
+  const search = async (query: string, filter: EntryFilter, sort: EntrySort) => {
     const key = JSON.stringify([query, filter]);
     let result = searches.get(key);
     if (!result) {
@@ -228,7 +237,12 @@ export function buildViewer(options: ViewerOptions): { app: FastifyInstance; run
       searches.set(key, result);
       if (searches.size > SEARCHES_KEPT) searches.delete(searches.keys().next().value!);
     }
-    return result;
+    if (sort === "task") return { result, ids: result.ids };
+    let bySort = sortedMatches.get(result);
+    if (!bySort) sortedMatches.set(result, (bySort = new Map()));
+    let ids = bySort.get(sort);
+    if (!ids) bySort.set(sort, (ids = result.ids.slice().sort(run.comparator(sort))));
+    return { result, ids };
   };
 
   app.get("/api/rollouts", async (request) => {
@@ -237,22 +251,30 @@ export function buildViewer(options: ViewerOptions): { app: FastifyInstance; run
     const limit = Math.max(1, integerParam(query, "limit", PAGE_DEFAULT, PAGE_MAX));
     const status = query.status || undefined;
     if (status !== undefined && status !== "success" && status !== "failure") throw new HttpError(400, `status must be success or failure, got ${JSON.stringify(status)}`);
+    const sort = choiceParam(query, "sort", ENTRY_SORTS);
     const filter: EntryFilter = { status, minReward: numberParam(query, "min_reward"), maxReward: numberParam(query, "max_reward") };
     if (query.task) filter.task = integerParam(query, "task", 0, 2 ** 32 - 1);
     if (query.agent) {
       const agent = run.agents.find(query.agent);
-      if (agent === undefined) return { total: 0, offset, limit, rows: [] };
+      if (agent === undefined) return { total: 0, offset, limit, sort, rows: [] };
       filter.agent = agent;
     }
     const text = (query.q ?? "").trim();
     if (text.length > QUERY_MAX_CHARS) throw new HttpError(400, `q is limited to ${QUERY_MAX_CHARS} characters`);
     if (!text) {
-      const page = run.page(filter, offset, limit);
-      return { total: page.total, offset, limit, rows: page.ids.map(listing) };
+      const page = run.page(filter, offset, limit, sort);
+      return { total: page.total, offset, limit, sort, rows: page.ids.map(listing) };
     }
-    const found = await search(text, filter);
+    const found = await search(text, filter, sort);
     const ids = Array.from(found.ids.subarray(offset, offset + limit));
-    return { total: found.ids.length, offset, limit, rows: ids.map(listing), search: { complete: found.complete, scanned_bytes: found.scannedBytes, max_matches: limits.maxMatches } };
+    return {
+      total: found.ids.length,
+      offset,
+      limit,
+      sort,
+      rows: ids.map(listing),
+      search: { complete: found.result.complete, scanned_bytes: found.result.scannedBytes, max_matches: limits.maxMatches },
+    };
   });
 
   app.get("/api/rollouts/:task/:rollout", async (request) => {
@@ -298,6 +320,42 @@ export function buildViewer(options: ViewerOptions): { app: FastifyInstance; run
       if (error instanceof RowReadError) throw new HttpError(409, error.message);
       throw error;
     }
+  });
+
+  // The task list: per-task numbers from the index (no row is read), sorted and paged.
+  app.get("/api/tasks", async (request) => {
+    const query = request.query as Query;
+    const offset = integerParam(query, "offset", 0);
+    const limit = Math.max(1, integerParam(query, "limit", TASK_PAGE_DEFAULT, TASK_PAGE_MAX));
+    const sort = choiceParam(query, "sort", TASK_SORTS);
+    let agent: number | undefined;
+    if (query.agent) {
+      agent = run.agents.find(query.agent);
+      if (agent === undefined) return { total: 0, offset, limit, sort, pass_threshold: PASS_THRESHOLD, rows: [] };
+    }
+    const table = run.taskTable(agent);
+    const order = run.taskOrder(table, agent, sort);
+    const rows = Array.from(order.subarray(Math.min(order.length, offset), Math.min(order.length, offset + limit)), (slot) => {
+      // The task's agents, from its entries in the index.
+      const agents = new Set<string>();
+      for (let i = table.from[slot]!; i < table.to[slot]!; i++) {
+        const id = run.order[i]!;
+        if (agent === undefined || e.agent[id] === agent) agents.add(agentName(id));
+      }
+      const rewarded = table.rewarded[slot]!;
+      return {
+        task: table.task[slot]!,
+        agents: [...agents].sort(),
+        rollouts: table.rollouts[slot]!,
+        failures: table.failures[slot]!,
+        mean_reward: rewarded ? table.rewardSum[slot]! / rewarded : null,
+        min_reward: rewarded ? table.minReward[slot]! : null,
+        max_reward: rewarded ? table.maxReward[slot]! : null,
+        passes: table.passes[slot]!,
+        pass_rate: rewarded ? table.passes[slot]! / rewarded : null,
+      };
+    });
+    return { total: table.count, offset, limit, sort, pass_threshold: PASS_THRESHOLD, rows };
   });
 
   app.get("/api/tasks/:task", async (request) => {
