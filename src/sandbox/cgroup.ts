@@ -132,6 +132,13 @@ function staleSlots(root: string): string[] {
   });
 }
 
+/** Proves a layer works: a throwaway slot that takes limits and goes away again (throws if not). */
+function probeSlot(layer: CgroupLayer): void {
+  const probe = layer.slot(`probe-${Date.now()}`);
+  probe.setLimits(64 * 1024 * 1024, 16);
+  probe.destroy();
+}
+
 class V1Layer implements CgroupLayer {
   readonly version = 1 as const;
   private readonly roots: { pids: string; memory: string; cpuacct: string | null };
@@ -142,9 +149,7 @@ class V1Layer implements CgroupLayer {
 
   check(): string | null {
     try {
-      const probe = this.slot(`probe-${Date.now()}`);
-      probe.setLimits(64 * 1024 * 1024, 16);
-      probe.destroy();
+      probeSlot(this);
       return null;
     } catch (error) {
       return (error as Error).message;
@@ -227,9 +232,7 @@ class V2Layer implements CgroupLayer {
       enableControllers(this.mountPoint);
       mkdirSync(this.root, { recursive: true });
       enableControllers(this.root);
-      const probe = this.slot(`probe-${Date.now()}`);
-      probe.setLimits(64 * 1024 * 1024, 16);
-      probe.destroy();
+      probeSlot(this);
       return null;
     } catch (error) {
       return (error as Error).message;
