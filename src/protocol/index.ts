@@ -2,3 +2,4 @@
 export * from "./responses.js";
 export * from "./rows.js";
 export * from "./rollout_header.js";
+export * from "./json_depth.js";
