@@ -18,6 +18,7 @@ import {
   type SlurmResources,
 } from "../orchestrate/slurm.js";
 import { engineUrls } from "../orchestrate/readiness.js";
+import { redactUrl } from "../http/url_secrets.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { inputAndOutput, nonNegativeNumber, parseFailureLimit, positiveInt } from "./eval_run.js";
 import { UsageError } from "./exit.js";
@@ -158,7 +159,7 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     for (const { instance, url } of engineUrls(resolved.instances)) {
       if (isLoopback(url)) {
         process.stderr.write(
-          `gym: warning: ${instance} calls its engine at ${url}, a loopback address: array tasks on other nodes will not reach it. Use an address the compute nodes can reach, or --model-server-cmd to start an engine in each task.\n`,
+          `gym: warning: ${instance} calls its engine at ${redactUrl(url)}, a loopback address: array tasks on other nodes will not reach it. Use an address the compute nodes can reach, or --model-server-cmd to start an engine in each task.\n`,
         );
       }
     }

@@ -1,4 +1,6 @@
 // Exit codes and the one way the CLI reports a fatal error: a single paragraph naming the cause.
+import { redactUrlsIn } from "../http/url_secrets.js";
+
 export const EXIT = {
   ok: 0,
   unexpected: 1,
@@ -24,6 +26,7 @@ export function exitCodeFor(error: unknown): number {
 export function fail(error: unknown, code: number = exitCodeFor(error)): never {
   const isUserError = error instanceof Error && USER_ERRORS.has(error.name);
   const text = error instanceof Error ? (isUserError || !error.stack ? error.message : error.stack) : String(error);
-  process.stderr.write(`gym: error: ${text}\n`);
+  // The last line of defence: whatever quoted a URL on the way up, its password does not reach the terminal.
+  process.stderr.write(`gym: error: ${redactUrlsIn(text)}\n`);
   process.exit(code);
 }

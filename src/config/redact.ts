@@ -7,6 +7,9 @@
 // visible: token counts and flags are everywhere in this domain and never secret. Under a secret key
 // every non-empty value becomes `***` (booleans too reveal nothing, so they stay), except the literal
 // `dummy`, the conventional "no key needed" placeholder, which stays so users can see it is set.
+// Any other string that holds a URL shows it without its userinfo password or key-like query values
+// (`--model-url http://user:KEY@host/v1` sets `policy_base_url`, which is not a secret key).
+import { redactUrlsIn } from "../http/url_secrets.js";
 import { isMapping } from "./tree.js";
 
 export const REDACTED = "***";
@@ -38,5 +41,6 @@ function redact(value: unknown, secret: boolean): unknown {
     return out;
   }
   const visible = value === null || value === undefined || value === "" || value === "dummy" || typeof value === "boolean";
-  return secret && !visible ? REDACTED : value;
+  if (secret && !visible) return REDACTED;
+  return typeof value === "string" ? redactUrlsIn(value) : value;
 }

@@ -3,6 +3,7 @@
 import { EventEmitter } from "node:events";
 import { Agent, request, type Dispatcher } from "undici";
 import type { CookieJar } from "./cookies.js";
+import { redactUrl, redactUrlsIn, urlCredentials } from "./url_secrets.js";
 
 let sharedDispatcher: Agent | undefined;
 
@@ -52,17 +53,24 @@ export interface CallResult {
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** A call that failed in a way a caller can classify: transport error, timeout, or HTTP status. */
+/**
+ * A call that failed in a way a caller can classify: transport error, timeout, or HTTP status.
+ * Its message and `url` show the URL with secrets redacted: errors end up in logs, failure files
+ * and replies to other servers.
+ */
 export class CallError extends Error {
+  readonly url: string;
+
   constructor(
     message: string,
-    readonly url: string,
+    url: string,
     readonly kind: "connection" | "timeout" | "status",
     readonly status?: number,
     readonly responseText?: string,
   ) {
     super(message);
     this.name = "CallError";
+    this.url = redactUrl(url);
   }
 }
 
@@ -112,6 +120,9 @@ class CallSignal extends EventEmitter {
  * throws CallError only when no response came back at all within the budget.
  */
 export async function call(url: string, options: CallOptions = {}): Promise<CallResult> {
+  // `user:pass@` in the URL is sent as Basic auth (undici would drop it); messages show it redacted.
+  const target = urlCredentials(url);
+  const shown = () => redactUrl(url);
   const policy = options.retry ?? DEFAULT_RETRY;
   const timeoutMs = options.timeoutMs ?? 600_000;
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -119,6 +130,10 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
   for (let attempt = 0; attempt < policy.attempts; attempt++) {
     if (attempt > 0) await sleep(backoffMs(policy, attempt - 1), options.signal);
     const headers: Record<string, string> = { ...options.headers };
+    if (target.authorization) {
+      for (const name of Object.keys(headers)) if (name.toLowerCase() === "authorization") delete headers[name];
+      headers.authorization = target.authorization;
+    }
     if (payload !== undefined) headers["content-type"] = "application/json";
     const cookie = options.cookies?.header();
     if (cookie) headers.cookie = cookie;
@@ -138,7 +153,7 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
     try {
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(url, {
+      response = await request(target.url, {
         method: options.method ?? (payload === undefined ? "GET" : "POST"),
         headers,
         body: payload,
@@ -150,22 +165,22 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
       if (timeout.aborted) {
         // Not retried: the server may still be working on it, and a blind replay of a slow POST
         // multiplies the worst case by the attempt count. The caller's deadline decides.
-        throw new CallError(`${url} did not answer within ${Math.round(timeoutMs / 1000)} s`, url, "timeout");
+        throw new CallError(`${shown()} did not answer within ${Math.round(timeoutMs / 1000)} s`, url, "timeout");
       }
-      lastError = new CallError(`could not reach ${url}: ${describeError(error)}`, url, "connection");
+      lastError = new CallError(`could not reach ${shown()}: ${describeError(error)}`, url, "connection");
       continue;
     }
     let text: string;
     try {
       text = await response.body.text();
     } catch (error) {
-      lastError = new CallError(`${url}: connection lost while reading the reply: ${describeError(error)}`, url, "connection");
+      lastError = new CallError(`${shown()}: connection lost while reading the reply: ${describeError(error)}`, url, "connection");
       continue;
     }
     options.cookies?.update(response.headers["set-cookie"]);
     const result = { status: response.statusCode, text, headers: response.headers };
     if (isRetryableStatus(response.statusCode) && attempt + 1 < policy.attempts) {
-      lastError = new CallError(`${url} answered ${response.statusCode}`, url, "status", response.statusCode, text);
+      lastError = new CallError(`${shown()} answered ${response.statusCode}`, url, "status", response.statusCode, text);
       continue;
     }
     return result;
@@ -174,7 +189,7 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
       options.signal?.removeEventListener("abort", forward);
     }
   }
-  throw lastError ?? new CallError(`${url}: no attempt made`, url, "connection");
+  throw lastError ?? new CallError(`${shown()}: no attempt made`, url, "connection");
 }
 
 /** `call` for JSON endpoints: a non-2xx reply becomes a CallError carrying the status and body. */
@@ -182,7 +197,7 @@ export async function callJson<T = unknown>(url: string, options: CallOptions = 
   const result = await call(url, options);
   if (result.status < 200 || result.status >= 300) {
     throw new CallError(
-      `${options.method ?? (options.body === undefined ? "GET" : "POST")} ${url} answered ${result.status}: ${truncate(result.text, 500)}`,
+      `${options.method ?? (options.body === undefined ? "GET" : "POST")} ${redactUrl(url)} answered ${result.status}: ${truncate(result.text, 500)}`,
       url,
       "status",
       result.status,
@@ -192,7 +207,7 @@ export async function callJson<T = unknown>(url: string, options: CallOptions = 
   try {
     return JSON.parse(result.text) as T;
   } catch {
-    throw new CallError(`${url} answered ${result.status} with a body that is not JSON: ${truncate(result.text, 200)}`, url, "status", result.status, result.text);
+    throw new CallError(`${redactUrl(url)} answered ${result.status} with a body that is not JSON: ${truncate(result.text, 200)}`, url, "status", result.status, result.text);
   }
 }
 
@@ -201,7 +216,8 @@ export function describeError(error: unknown): string {
   const code = (error as { code?: string }).code;
   const cause = (error as { cause?: unknown }).cause;
   const causeText = cause instanceof Error ? ` (${cause.message})` : "";
-  return `${code ? `${code}: ` : ""}${error.message}${causeText}`;
+  // Transport errors may quote the URL they failed on; it must not carry its secrets into a message.
+  return redactUrlsIn(`${code ? `${code}: ` : ""}${error.message}${causeText}`);
 }
 
 export function truncate(text: string, max: number): string {

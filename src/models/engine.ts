@@ -3,6 +3,7 @@
 // backoff for transient failures, and errors that name the engine URL and what it said.
 import { call, describeError, joinUrl, NO_RETRY, truncate, type RetryPolicy } from "../http/client.js";
 import { HttpError } from "../http/errors.js";
+import { redactUrl } from "../http/url_secrets.js";
 import { opensRollout, ReplicaPool, ReplicasExhaustedError, type Attempt } from "./replicas.js";
 import type { RolloutRef } from "../protocol/index.js";
 
@@ -16,6 +17,7 @@ export interface EngineOptions {
   label: string;
 }
 
+/** `url` is the called URL as messages show it (credentials redacted). */
 export type EngineReply =
   | { ok: true; baseUrl: string; url: string; status: number; json: unknown }
   | { ok: false; baseUrl: string; url: string; status: number; text: string };
@@ -51,6 +53,7 @@ export class Engine {
   /** One try on one replica; connection errors and timeouts are thrown (as CallError) for the pool to handle. */
   private async attempt(baseUrl: string, path: string, body: unknown, signal?: AbortSignal): Promise<Attempt<EngineReply>> {
     const url = joinUrl(baseUrl, path);
+    const shown = redactUrl(url);
     const result = await call(url, {
       method: "POST",
       body,
@@ -61,12 +64,12 @@ export class Engine {
     });
     if (result.status < 200 || result.status >= 300) {
       const retryable = result.status === 429 || result.status >= 500;
-      return { value: { ok: false, baseUrl, url, status: result.status, text: result.text }, retryable, detail: `${url} answered ${result.status}` };
+      return { value: { ok: false, baseUrl, url: shown, status: result.status, text: result.text }, retryable, detail: `${shown} answered ${result.status}` };
     }
     try {
-      return { value: { ok: true, baseUrl, url, status: result.status, json: JSON.parse(result.text) }, retryable: false };
+      return { value: { ok: true, baseUrl, url: shown, status: result.status, json: JSON.parse(result.text) }, retryable: false };
     } catch {
-      throw new HttpError(502, `${this.options.label}: engine ${url} answered ${result.status} with a body that is not JSON: ${truncate(result.text, 300)}`);
+      throw new HttpError(502, `${this.options.label}: engine ${shown} answered ${result.status} with a body that is not JSON: ${truncate(result.text, 300)}`);
     }
   }
 
@@ -75,6 +78,7 @@ export class Engine {
     const failures: string[] = [];
     for (const baseUrl of baseUrls) {
       const url = joinUrl(baseUrl, path);
+      const shown = redactUrl(url);
       try {
         const result = await call(url, {
           method: "POST",
@@ -84,11 +88,11 @@ export class Engine {
           retry: this.options.retry,
           ...(signal ? { signal } : {}),
         });
-        if (result.status < 200 || result.status >= 300) return { ok: false, baseUrl, url, status: result.status, text: result.text };
+        if (result.status < 200 || result.status >= 300) return { ok: false, baseUrl, url: shown, status: result.status, text: result.text };
         try {
-          return { ok: true, baseUrl, url, status: result.status, json: JSON.parse(result.text) };
+          return { ok: true, baseUrl, url: shown, status: result.status, json: JSON.parse(result.text) };
         } catch {
-          throw new HttpError(502, `${this.options.label}: engine ${url} answered ${result.status} with a body that is not JSON: ${truncate(result.text, 300)}`);
+          throw new HttpError(502, `${this.options.label}: engine ${shown} answered ${result.status} with a body that is not JSON: ${truncate(result.text, 300)}`);
         }
       } catch (error) {
         if (error instanceof HttpError || signal?.aborted) throw error;

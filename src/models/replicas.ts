@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { FastifyInstance } from "fastify";
 import { call, CallError, describeError, joinUrl, NO_RETRY, truncate, type RetryPolicy } from "../http/client.js";
+import { redactUrl } from "../http/url_secrets.js";
 import type { RolloutRef } from "../protocol/index.js";
 
 export interface ReplicaStats {
@@ -266,7 +267,7 @@ export class ReplicaPool {
       }
       replica.retryableErrors++;
       replica.lastError = truncate(result.detail ?? "retryable status", 300);
-      failures.push(result.detail ?? `${replica.url}: retryable status`);
+      failures.push(result.detail ?? `${redactUrl(replica.url)}: retryable status`);
       held.answer = { value: result.value };
       previous = replica;
     }
@@ -377,7 +378,8 @@ export class ReplicaPool {
     const sticky = new Map<Replica, number>();
     for (const replica of this.sticky.values()) sticky.set(replica, (sticky.get(replica) ?? 0) + 1);
     return this.replicas.map((r) => ({
-      url: r.url,
+      // Served at GET /replicas and shown by `gym env status --json`: never with the engine's credentials.
+      url: redactUrl(r.url),
       healthy: r.healthy,
       in_flight: r.inFlight,
       requests: r.requests,

@@ -11,6 +11,7 @@ import { request as httpRequest, type Dispatcher } from "undici";
 import { z } from "zod";
 import { CallError, describeError, dispatcher, joinUrl, type RetryPolicy } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
+import { redactUrl, urlCredentials } from "../http/url_secrets.js";
 import { createServer } from "../http/server.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";
@@ -109,7 +110,7 @@ export async function buildRoutingProxy(name: string, config: RoutingProxyConfig
   for (const [routeName, target] of Object.entries(config.routes)) setRoute(routeName, target);
   app.addHook("onClose", async () => routes.forEach((route) => route.pool.close()));
 
-  const describe = (route: Route) => ({ name: route.name, base_url: route.target.base_url, model: route.target.model, has_api_key: Boolean(route.target.api_key) });
+  const describe = (route: Route) => ({ name: route.name, base_url: shownBaseUrl(route.target.base_url), model: route.target.model, has_api_key: Boolean(route.target.api_key) });
   const active = () => [...routes.keys()].map((n) => JSON.stringify(n)).join(", ");
 
   const requireAdmin = (request: FastifyRequest) => {
@@ -177,12 +178,14 @@ export async function buildRoutingProxy(name: string, config: RoutingProxyConfig
         upstream = await route.pool.call(
           { rollout, retry, signal, opensRollout: opensRollout(body) },
           async (baseUrl) => {
-            const url = joinUrl(baseUrl, rest);
+            const url = redactUrl(joinUrl(baseUrl, rest));
+            // A route's `user:pass@` base URL is Basic auth, as for every other call (http/client.ts).
+            const target = urlCredentials(joinUrl(baseUrl, rest));
             let response: Dispatcher.ResponseData;
             try {
-              response = await httpRequest(url, {
+              response = await httpRequest(target.url, {
                 method: request.method as Dispatcher.HttpMethod,
-                headers,
+                headers: target.authorization ? { ...headers, authorization: target.authorization } : headers,
                 body: payload,
                 dispatcher: dispatcher(),
                 signal,
@@ -221,3 +224,8 @@ const implementation: ServerImplementation<RoutingProxyConfig> = {
 };
 
 export default implementation;
+
+/** A route's base URL(s) as `GET /routes` shows them: without credentials. */
+function shownBaseUrl(baseUrl: string | string[]): string | string[] {
+  return Array.isArray(baseUrl) ? baseUrl.map(redactUrl) : redactUrl(baseUrl);
+}

@@ -1,6 +1,7 @@
 // Fail fast when the model endpoint is not there: before any rollout starts, every configured
 // engine URL must answer HTTP (any status: a 401 or 404 still proves something is listening).
 import { call, joinUrl, NO_RETRY } from "../http/client.js";
+import { redactUrl } from "../http/url_secrets.js";
 import type { InstanceSpec } from "./start.js";
 
 export class ModelUnreachableError extends Error {
@@ -46,7 +47,7 @@ export async function waitForModels(instances: InstanceSpec[], timeoutMs: number
   const ready = new Set(results.filter((r) => r.error === undefined).map((r) => r.instance));
   const dead = results.filter((r) => r.error !== undefined && !ready.has(r.instance));
   if (dead.length === 0) return;
-  const lines = dead.map((d) => `model "${d.instance}" at ${d.url} did not answer within ${Math.round(timeoutMs / 1000)} s (${d.error})`);
+  const lines = dead.map((d) => `model "${d.instance}" at ${redactUrl(d.url)} did not answer within ${Math.round(timeoutMs / 1000)} s (${d.error})`);
   throw new ModelUnreachableError(
     `${lines.join("; ")}. Check that the engine is running and that --model-url (policy_base_url) is its base URL including /v1; ` +
       "raise --model-ready-timeout if it is still loading.",

@@ -1,5 +1,6 @@
 // `gym env status`: ask the head which instances exist, then probe each one's health endpoint.
 import { call, callJson, joinUrl, NO_RETRY } from "../http/client.js";
+import { redactUrl, redactUrlsIn } from "../http/url_secrets.js";
 import type { ReplicaStats } from "../models/replicas.js";
 import type { InstanceInfo } from "./head.js";
 
@@ -16,7 +17,9 @@ async function replicaStats(instance: InstanceInfo, timeoutMs: number): Promise<
   try {
     const result = await call(joinUrl(instance.url, "/replicas"), { timeoutMs, retry: NO_RETRY });
     if (result.status !== 200) return undefined;
-    return (JSON.parse(result.text) as { replicas?: InstanceStatus["replicas"] }).replicas;
+    // A model server of another version may still list its engines with their credentials.
+    const replicas = (JSON.parse(result.text) as { replicas?: InstanceStatus["replicas"] }).replicas;
+    return replicas?.map((r) => ({ ...r, url: redactUrl(String(r.url)), last_error: r.last_error === null ? null : redactUrlsIn(String(r.last_error)) }));
   } catch {
     return undefined;
   }
@@ -26,7 +29,7 @@ export async function fetchInstances(headUrl: string, timeoutMs = 5_000): Promis
   try {
     return await callJson<InstanceInfo[]>(joinUrl(headUrl, "/server_instances"), { timeoutMs, retry: NO_RETRY });
   } catch (error) {
-    throw new Error(`no Gymkit head server answered at ${headUrl} (${(error as Error).message}); start one with \`gym env start\` or pass --head-url`, { cause: error });
+    throw new Error(`no Gymkit head server answered at ${redactUrl(headUrl)} (${(error as Error).message}); start one with \`gym env start\` or pass --head-url`, { cause: error });
   }
 }
 
