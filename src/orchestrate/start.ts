@@ -1,9 +1,7 @@
 // Starting a set of configured instances plus the head server, either all in this process (the
 // default: fast, one command) or one child process per instance (`--process-per-server`).
 import { fork, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { listen } from "../http/server.js";
@@ -160,7 +158,10 @@ export function freePort(host = "127.0.0.1"): Promise<number> {
   });
 }
 
-/** What a child process needs to start one instance (written to a temp file, read by the child). */
+/**
+ * What a child process needs to start one instance. Sent over the IPC channel, never written to a
+ * file: it holds the instance's fields, API keys included.
+ */
 export interface ChildSpec {
   instance: InstanceSpec;
   host: string;
@@ -182,24 +183,24 @@ async function startChildren(specs: InstanceSpec[]): Promise<Started> {
   );
   const urls = Object.fromEntries(placed.map((p) => [p.spec.name, p.url]));
   const types = Object.fromEntries(placed.map((p) => [p.spec.name, p.spec.type]));
-  const dir = mkdtempSync(join(tmpdir(), "gym-instances-"));
   const children: ChildProcess[] = [];
   const pids = new Map<string, number>();
   const stop = async () => {
     await Promise.all(children.map((child) => stopChild(child)));
-    rmSync(dir, { recursive: true, force: true });
   };
   try {
     await Promise.all(
       placed.map(async ({ spec, host, port }) => {
-        const specPath = join(dir, `${spec.name}.json`);
         const childSpec: ChildSpec = { instance: spec, host, port, urls, types };
-        writeFileSync(specPath, JSON.stringify(childSpec));
-        // An IPC channel: the child exits when it closes, so a dead parent never leaves orphans on ports.
-        const child = fork(CHILD_ENTRY, [specPath], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+        // An IPC channel: it carries the spec in, and the child exits when it closes, so a dead
+        // parent never leaves orphans on ports.
+        const child = fork(CHILD_ENTRY, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
         children.push(child);
         pids.set(spec.name, child.pid ?? 0);
-        await waitReady(child, spec.name);
+        const ready = waitReady(child, spec.name);
+        // With a callback a closed channel is not an unhandled 'error': waitReady reports the exit.
+        child.send({ spec: childSpec }, () => {});
+        await ready;
       }),
     );
   } catch (error) {
