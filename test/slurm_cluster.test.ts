@@ -225,4 +225,29 @@ describe.skipIf(!SLURMCTLD && !required)("gym eval submit on a real single-node 
     expect(names.filter((f) => f.includes(`-${arrayId}_`)).sort()).toEqual([0, 1, 2].map((i) => `gym-merged-shards-${arrayId}_${i}.out`));
     expect(readFileSync(join(slurmLogs(), `gym-merged-merge-${mergeId}.out`), "utf8")).toContain("merged 3 shards: 10/10 rollouts succeeded");
   }, 150_000);
+
+  it("an API key reaches the jobs through sbatch's environment, and no script or log holds it", async () => {
+    const apiKey = `sk-${randomBytes(8).toString("hex")}`;
+    const keyDir = join(root, "keyed");
+    mkdirSync(keyDir);
+    const input = join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl");
+    const before = engine.requests.length;
+    const submitted = await runGym(
+      ["eval", "submit", "--shards", "2", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "--model-api-key", apiKey, "-i", input, "-o", join(keyDir, "out.jsonl"), "--quiet", "--time", "00:05:00"],
+      { env: { SLURM_CONF: env.SLURM_CONF } },
+    );
+    expect(submitted.code, submitted.stderr).toBe(0);
+    expect(submitted.stdout + submitted.stderr).not.toContain(apiKey);
+    const mergeId = /the merge as job (\d+)/.exec(submitted.stdout)![1]!;
+    const keyLogs = () => {
+      const logsDir = join(keyDir, "out_slurm", "logs");
+      return existsSync(logsDir) ? readdirSync(logsDir).map((f) => readFileSync(join(logsDir, f), "utf8")).join("\n") : "";
+    };
+    expect(await finished(mergeId), keyLogs()).toEqual({ state: "COMPLETED", exit: "0:0" });
+    const calls = engine.requests.slice(before);
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) expect(call.headers.authorization).toBe(`Bearer ${apiKey}`);
+    for (const file of ["shards.sbatch", "merge.sbatch"]) expect(readFileSync(join(keyDir, "out_slurm", file), "utf8")).not.toContain(apiKey);
+    expect(keyLogs()).not.toContain(apiKey);
+  }, 150_000);
 });

@@ -2,6 +2,7 @@
 // refuses before submitting, and that the scripts really work: the array script run once per task id
 // (its #SBATCH lines are comments to bash) and then the merge script, against a fake engine.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -180,5 +181,67 @@ describe("the generated scripts, run by bash", () => {
     expect(pairs).toEqual([0, 1, 2, 3, 4].flatMap((t) => [`${t}/0`, `${t}/1`]));
     const metrics = JSON.parse(readFileSync(join(dir, "merged_aggregate_metrics.json"), "utf8"));
     expect(metrics[0].agent_ref.name).toBe("example_single_tool_call_simple_agent");
+  });
+});
+
+describe("secrets in a submission", () => {
+  const KEY = `pw-${randomBytes(6).toString("hex")}`;
+  const API_KEY = `sk-${randomBytes(6).toString("hex")}`;
+  const row = { responses_create_params: { input: [{ role: "user", content: "what's it like in sf?" }] } };
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+
+  it("are neither printed nor written: the scripts read them from the environment sbatch passes on", async () => {
+    const dir = join(root, "secret");
+    mkdirSync(dir);
+    const input = join(dir, "in.jsonl");
+    writeFileSync(input, `${JSON.stringify(row)}\n`);
+    const secretUrl = engine.baseUrl.replace("http://", `http://user:${KEY}@`);
+    const args = ["--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", secretUrl, "--model", "m", "--model-api-key", API_KEY];
+    const printed = await runGym(["eval", "submit", "--shards", "1", "--dry-run", ...args, "-i", input, "-o", join(dir, "out.jsonl"), "--quiet"]);
+    expect(printed.code, printed.stderr).toBe(0);
+    const slurmDir = join(dir, "out_slurm");
+    const scripts = [join(slurmDir, "shards.sbatch"), join(slurmDir, "merge.sbatch")].map((f) => readFileSync(f, "utf8"));
+    for (const text of [printed.stdout, printed.stderr, ...scripts]) {
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain(API_KEY);
+    }
+    expect(scripts[0]).toContain(`--model-url "\${GYM_POLICY_BASE_URL}"`);
+    expect(scripts[0]).toContain(`--model-api-key "\${GYM_POLICY_API_KEY}"`);
+    expect(printed.stdout).toContain("export them first");
+
+    // Without the variables the job stops at once, naming the one it lacks.
+    const bare = await bash(join(slurmDir, "shards.sbatch"), { SLURM_ARRAY_TASK_ID: "0", GYM_POLICY_BASE_URL: "", GYM_POLICY_API_KEY: "" });
+    expect(bare.code).not.toBe(0);
+    expect(bare.output).toContain("GYM_POLICY_BASE_URL");
+
+    // With them (what sbatch's --export=ALL does), the real call authenticates with the URL's credentials.
+    const before = engine.requests.length;
+    const task = await bash(join(slurmDir, "shards.sbatch"), { SLURM_ARRAY_TASK_ID: "0", GYM_POLICY_BASE_URL: secretUrl, GYM_POLICY_API_KEY: API_KEY });
+    expect(task.code, task.output).toBe(0);
+    const calls = engine.requests.slice(before);
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) expect(call.headers.authorization).toBe(basic("user", KEY));
+    expect(task.output).not.toContain(KEY);
+
+    // A key alone goes as the bearer token.
+    const keyOnly = await runGym(["eval", "submit", "--shards", "1", "--dry-run", ...args.slice(0, 5), engine.baseUrl, "--model", "m", "--model-api-key", API_KEY, "-i", input, "-o", join(dir, "key.jsonl"), "--quiet"]);
+    expect(keyOnly.code, keyOnly.stderr).toBe(0);
+    expect(keyOnly.stdout).not.toContain(API_KEY);
+    const mark = engine.requests.length;
+    const keyed = await bash(join(dir, "key_slurm", "shards.sbatch"), { SLURM_ARRAY_TASK_ID: "0", GYM_POLICY_API_KEY: API_KEY });
+    expect(keyed.code, keyed.output).toBe(0);
+    expect(engine.requests.slice(mark).map((r) => r.headers.authorization)).toContain(`Bearer ${API_KEY}`);
+  }, 120_000);
+
+  it("refuses an --export that would keep them out of the job (exit 2)", async () => {
+    const input = join(root, "secret", "in.jsonl");
+    const result = await runGym(["eval", "submit", "--shards", "1", "--dry-run", ...model(), "--model-api-key", API_KEY, "-i", input, "-o", join(root, "secret", "none.jsonl"), "--sbatch-arg=--export=NONE"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "gym: error: --sbatch-arg --export=NONE keeps GYM_POLICY_API_KEY out of the job, and the job's command line reads it from there (secrets are never written into the scripts): use --export=ALL or add GYM_POLICY_API_KEY to the list\n",
+    );
+    expect(result.stderr).not.toContain(API_KEY);
+    const listed = await runGym(["eval", "submit", "--shards", "1", "--dry-run", ...model(), "--model-api-key", API_KEY, "-i", input, "-o", join(root, "secret", "listed.jsonl"), "--sbatch-arg=--export=PATH,GYM_POLICY_API_KEY", "--quiet"]);
+    expect(listed.code, listed.stderr).toBe(0);
   });
 });

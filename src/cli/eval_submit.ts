@@ -18,6 +18,7 @@ import {
   type SlurmResources,
 } from "../orchestrate/slurm.js";
 import { engineUrls } from "../orchestrate/readiness.js";
+import { exportProblem, hideSecrets, type JobSecrets } from "../orchestrate/slurm_secrets.js";
 import { redactUrl } from "../http/url_secrets.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { inputAndOutput, nonNegativeNumber, parseFailureLimit, positiveInt } from "./eval_run.js";
@@ -142,6 +143,12 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   };
   const dir = resolvePath(options.dir ?? join(dirname(outputPath), `${basename(outputPath, extname(outputPath))}_slurm`));
   const configArgs = [...forwardedArgs(command, options, CONFIG_OPTIONS), ...standIn, ...overrides];
+  // API keys and URL passwords reach the jobs through sbatch's environment, never the scripts.
+  const secrets: JobSecrets = new Map();
+  const runArgs = hideSecrets([...forwardedArgs(command, options), "--input", inputPath, ...overrides], secrets);
+  const aggregateArgs = hideSecrets(configArgs, secrets);
+  const blocked = exportProblem(resources.extra, secrets);
+  if (blocked) throw new UsageError(blocked);
   const scripts = renderScripts({
     gym: GYM,
     cwd: process.cwd(),
@@ -149,8 +156,8 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     output: outputPath,
     shards,
     maxParallel,
-    runArgs: [...forwardedArgs(command, options), "--input", inputPath, ...overrides],
-    aggregateArgs: configArgs,
+    runArgs,
+    aggregateArgs,
     resources,
   });
   writeScripts(scripts);
@@ -167,15 +174,17 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
 
   const out = process.stdout;
   if (!sbatchPath) {
+    const names = [...secrets.keys()];
+    const setFirst = names.length === 0 ? "" : `# the jobs read ${names.join(", ")} (secrets you gave) from the environment sbatch passes on: export ${names.length === 1 ? "it" : "them"} first.\n`;
     out.write(
       `# ${scripts.arrayPath}\n${scripts.array}\n# ${scripts.mergePath}\n${scripts.merge}\n` +
-        `# dry run: nothing submitted. Submit with:\n${sbatchCommandLine(scripts)}\n`,
+        `# dry run: nothing submitted. Submit with:\n${setFirst}${sbatchCommandLine(scripts)}\n`,
     );
     return;
   }
   let submission;
   try {
-    submission = await submitScripts(scripts, sbatchPath);
+    submission = await submitScripts(scripts, sbatchPath, Object.fromEntries(secrets));
   } catch (error) {
     // sbatch refusing a job (bad partition, time over the limit, …) is a usage error, reported as one.
     if (error instanceof SlurmError) throw new UsageError(error.message);

@@ -6,6 +6,12 @@ import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, delimiter, dirname, extname, join } from "node:path";
 
+/**
+ * One word of a job's command line: literal text, or `prefix` followed by the value of an environment
+ * variable of the job (a secret: see slurm_secrets.ts), written as `prefix"${NAME}"`.
+ */
+export type ScriptWord = string | { env: string; prefix: string };
+
 export interface SlurmResources {
   partition?: string;
   time?: string;
@@ -28,9 +34,9 @@ export interface SubmitPlan {
   /** At most this many array tasks at once (`--array=…%K`); undefined = as many as Slurm allows. */
   maxParallel?: number;
   /** `eval run` arguments without `--shard`, `--output` and `--resume`, which each array task adds. */
-  runArgs: string[];
+  runArgs: ScriptWord[];
   /** Extra `eval aggregate` arguments (the config, so the environments' own metrics are recomputed). */
-  aggregateArgs: string[];
+  aggregateArgs: ScriptWord[];
   resources: SlurmResources;
 }
 
@@ -112,8 +118,26 @@ function header(name: string, log: string, resources: SlurmResources): string[] 
 }
 
 /** Quoted words, one flag (with its value) or override per line, for a script a person can read. */
-function command(words: string[]): string {
-  return words.map((word, i) => (i > 0 && /^(-|\+)/.test(word) ? " \\\n  " : i > 0 ? " " : "") + shellQuote(word)).join("");
+function command(words: ScriptWord[]): string {
+  return words
+    .map((word, i) => {
+      const text = typeof word === "string" ? word : word.prefix;
+      const quoted = typeof word === "string" ? shellQuote(word) : `${word.prefix ? shellQuote(word.prefix) : ""}"\${${word.env}}"`;
+      return (i > 0 && /^(-|\+)/.test(text) ? " \\\n  " : i > 0 ? " " : "") + quoted;
+    })
+    .join("");
+}
+
+/** The environment variables a job's words refer to. */
+function variablesOf(words: ScriptWord[]): string[] {
+  return [...new Set(words.flatMap((word) => (typeof word === "string" ? [] : [word.env])))];
+}
+
+/** A clear failure, before anything runs, when a secret the command line needs is not in the job's environment. */
+function requireVariables(names: string[]): string[] {
+  return names.map(
+    (name) => `: "\${${name}:?is not set: gym eval submit passes it to sbatch in the environment (it holds a secret, never written here); export it before running this script}"`,
+  );
 }
 
 export function renderScripts(plan: SubmitPlan): SlurmScripts {
@@ -132,6 +156,7 @@ export function renderScripts(plan: SubmitPlan): SlurmScripts {
     "# --resume makes a requeued or re-submitted task continue its shard instead of starting over.",
     "set -euo pipefail",
     `: "\${SLURM_ARRAY_TASK_ID:?run this as a Slurm array task (sbatch), or set SLURM_ARRAY_TASK_ID=0..${last}}"`,
+    ...requireVariables(variablesOf(plan.runArgs)),
     `cd ${shellQuote(plan.cwd)}`,
     `exec ${command([...plan.gym, "eval", "run", ...plan.runArgs])} \\\n` +
       `  --shard "\${SLURM_ARRAY_TASK_ID}/${plan.shards}" \\\n` +
@@ -148,6 +173,7 @@ export function renderScripts(plan: SubmitPlan): SlurmScripts {
     "# Written by `gym eval submit`: runs once every shard has succeeded (--dependency=afterok:<array job>);",
     "# refuses to merge a shard without its .done marker, and recomputes the metrics over all of them.",
     "set -euo pipefail",
+    ...requireVariables(variablesOf(plan.aggregateArgs)),
     `cd ${shellQuote(plan.cwd)}`,
     `exec ${command([...plan.gym, "eval", "aggregate", "--input-glob", shardGlob(plan.output), "--output", plan.output, ...plan.aggregateArgs])}`,
     "",
@@ -158,7 +184,8 @@ export function renderScripts(plan: SubmitPlan): SlurmScripts {
 
 /**
  * Writes both scripts and creates the log directory (Slurm does not create it: a job whose log
- * directory is missing fails without a word). Mode 0600: the scripts may hold an API key.
+ * directory is missing fails without a word). Mode 0600: secrets are kept out of them
+ * (slurm_secrets.ts), but paths and overrides are still the user's business.
  */
 export function writeScripts(scripts: SlurmScripts): void {
   mkdirSync(scripts.logsDir, { recursive: true });
@@ -195,9 +222,9 @@ export function findOnPath(name: string, path = process.env.PATH ?? ""): string 
   return undefined;
 }
 
-function sbatch(binary: string, args: string[]): Promise<string> {
+function sbatch(binary: string, args: string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(binary, ["--parsable", ...args], { timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(binary, ["--parsable", ...args], { timeout: 60_000, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       if (error) {
         reject(new SlurmError(`sbatch ${args.join(" ")} failed: ${(stderr || error.message).trim()}`));
         return;
@@ -218,11 +245,12 @@ export interface Submission {
 /**
  * Submits the array, then the merge held on it. If the merge cannot be submitted the array keeps
  * running (its work is kept and resumable) and the error names it, so the user can merge by hand.
+ * `env` (the secrets the scripts refer to) is added to sbatch's environment, which it passes on.
  */
-export async function submitScripts(scripts: SlurmScripts, sbatchPath: string): Promise<Submission> {
-  const arrayJobId = await sbatch(sbatchPath, [scripts.arrayPath]);
+export async function submitScripts(scripts: SlurmScripts, sbatchPath: string, env: Record<string, string> = {}): Promise<Submission> {
+  const arrayJobId = await sbatch(sbatchPath, [scripts.arrayPath], env);
   try {
-    const mergeJobId = await sbatch(sbatchPath, [`--dependency=afterok:${arrayJobId}`, scripts.mergePath]);
+    const mergeJobId = await sbatch(sbatchPath, [`--dependency=afterok:${arrayJobId}`, scripts.mergePath], env);
     return { arrayJobId, mergeJobId };
   } catch (error) {
     throw new SlurmError(
