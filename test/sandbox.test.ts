@@ -167,6 +167,7 @@ describe("without bubblewrap", () => {
       expect(noCgroup.isolation).not.toContain("cgroup");
       const result = await noCgroup.run({ argv: [PYTHON, "-c", "x = b'a' * (600 * 1024 * 1024)"], limits: { memoryBytes: 256 * 1024 * 1024 } });
       expect(result.status).toBe("memory");
+      expect(result.reason).toBe("memory limit 256 MiB reached: an allocation failed");
       expect(result.cpuMs).toBeNull();
     } finally {
       await noCgroup.close();
@@ -207,5 +208,13 @@ describe("classify", () => {
     expect(classify({ ...base, exitCode: null, signal: "SIGKILL", oomKilled: true }).status).toBe("memory");
     expect(classify({ ...base, timedOut: true, exitCode: null, signal: "SIGKILL" }).status).toBe("timeout");
     expect(classify({ ...base, setupError: "bwrap failed" }).status).toBe("sandbox_error");
+  });
+
+  it("names the limit that stopped the program, with its value", () => {
+    const killed = { ...base, exitCode: null, signal: "SIGKILL" };
+    expect(classify({ ...killed, oomKilled: true, memoryBytes: 512 * 1024 * 1024 }).reason).toBe("killed: memory limit 512 MiB exceeded");
+    expect(classify({ ...base, exitCode: 1, stderr: "MemoryError", addressSpaceLimited: true, memoryBytes: 1536 * 1024 * 1024 }).reason).toBe("memory limit 1536 MiB reached: an allocation failed");
+    expect(classify({ ...killed, outputLimited: "stdout", outputCapBytes: 4096 }).reason).toBe("output truncated after 4096 bytes: stdout passed its cap, so the program was stopped");
+    expect(classify({ ...base, exitCode: null, signal: "SIGXFSZ", fileBytes: 16 * 1024 * 1024 }).reason).toBe("killed: file size limit 16 MiB exceeded");
   });
 });

@@ -228,6 +228,7 @@ while True:
       { wallMs: 20_000, memoryBytes: 256 * 1024 * 1024 },
     );
     expect(result.status).toBe("memory");
+    expect(result.reason).toBe("killed: memory limit 256 MiB exceeded");
   });
 
   it("contains deep recursion: RecursionError, a C stack overflow (runtime_error), unbounded frames (memory)", async () => {
@@ -279,24 +280,28 @@ time.sleep(0.2)
   it("caps a stdout flood (output_limit)", async () => {
     const result = await python("while True:\n    print('x' * 1000)\n", { wallMs: 20_000, stdoutBytes: 100_000 });
     expect(result.status).toBe("output_limit");
-    expect(result.stdout.length).toBe(100_000);
+    expect(result.reason).toBe("output truncated after 100000 bytes: stdout passed its cap, so the program was stopped");
+    // Exactly the cap is kept, then a marker shows where it was cut.
+    expect(result.stdout).toBe(`${"x".repeat(1000)}\n`.repeat(100).slice(0, 100_000) + "\n[output truncated after 100000 bytes]\n");
   });
 
   it("caps a stderr flood (output_limit)", async () => {
     const result = await python("import sys\nwhile True:\n    sys.stderr.write('e' * 1000)\n", { wallMs: 20_000, stderrBytes: 100_000 });
     expect(result.status).toBe("output_limit");
-    expect(result.stderr.length).toBe(100_000);
+    expect(result.stderr).toBe(`${"e".repeat(100_000)}\n[output truncated after 100000 bytes]\n`);
+    expect(result.reason).toMatch(/^output truncated after 100000 bytes: stderr passed its cap/);
   });
 
   it("caps one giant line without a newline (output_limit)", async () => {
     const result = await python("import sys\nsys.stdout.write('y' * 50_000_000)\n", { wallMs: 20_000, stdoutBytes: 1_000_000 });
     expect(result.status).toBe("output_limit");
-    expect(result.stdout.length).toBe(1_000_000);
+    expect(result.stdout).toBe(`${"y".repeat(1_000_000)}\n[output truncated after 1000000 bytes]\n`);
   });
 
   it("stops an oversize file (output_limit)", async () => {
     const pythonWrite = await python("open('big.bin', 'wb').write(b'z' * 5_000_000)\n", { wallMs: 20_000, fileBytes: 1_000_000 });
     expect(pythonWrite.status).toBe("output_limit");
+    expect(pythonWrite.reason).toMatch(/file size limit 1000000 bytes/);
     const shellWrite = await sandbox.run({ argv: ["/bin/bash", "-c", "head -c 5000000 /dev/zero > big.bin"], limits: { wallMs: 20_000, fileBytes: 1_000_000 } });
     expect(shellWrite.status).toBe("output_limit");
     // Many files under the per-file cap still stop at the scratch size.

@@ -149,3 +149,82 @@ describe("gym sandbox", () => {
     }
   });
 });
+
+describe("POST /execute says why the sandbox stopped a program", () => {
+  const MiB = 1024 * 1024;
+  let small: Sandbox;
+  let smallApp: FastifyInstance;
+  let smallUrl: string;
+  beforeAll(async () => {
+    // One session slot, so a second session id evicts the first.
+    small = await Sandbox.create({ concurrency: 2, maxSessions: 1 });
+    ({ app: smallApp } = await buildSandboxService({ sandbox: small, limits: { memoryBytes: 128 * MiB, stdoutBytes: 10_000, stderrBytes: 10_000 } }));
+    smallUrl = await listen(smallApp);
+  });
+  afterAll(async () => {
+    await smallApp?.close();
+    await small?.close();
+  });
+  const execute = async (body: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${smallUrl}/execute`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { process_status: string; stdout: string; stderr: string; sandbox_status?: string; reason?: string; warning?: string };
+  };
+  const HOG = "chunks = []\nwhile True:\n    chunks.append(b'x' * 10_000_000)\n";
+
+  for (const session of [undefined, "hog"]) {
+    const how = session ? "an ipython session" : "a one-shot run";
+    const headers: Record<string, string> = session ? { "X-Session-ID": session } : {};
+    const language = session ? "ipython" : "python";
+
+    it(`memory-limit kill (${how}): reason field and a line on stderr`, async () => {
+      const reply = await execute({ generated_code: HOG, language, timeout: 30 }, headers);
+      expect(reply).toMatchObject({ process_status: "error", sandbox_status: "memory" });
+      expect(reply.reason).toMatch(/^(killed: memory limit 128 MiB exceeded|memory limit 128 MiB reached: an allocation failed)/);
+      expect(reply.stderr).toContain(`sandbox: ${reply.reason}\n`);
+    }, 60_000);
+
+    it(`output-limit kill (${how}): a marker at the cut, reason field and a line on stderr`, async () => {
+      const reply = await execute({ generated_code: "while True:\n    print('y' * 999)\n", language, timeout: 30, max_output_characters: 50_000 }, headers);
+      expect(reply).toMatchObject({ process_status: "error", sandbox_status: "output_limit" });
+      expect(reply.reason).toMatch(/^output truncated after 10000 bytes: stdout passed its cap/);
+      expect(reply.stdout).toBe(`${"y".repeat(999)}\n`.repeat(10).slice(0, 10_000) + "\n[output truncated after 10000 bytes]\n");
+      expect(reply.stderr).toContain(`sandbox: ${reply.reason}\n`);
+      // Cut again at max_output_characters, the sandbox's line still shows.
+      const short = await execute({ generated_code: "import sys\nwhile True:\n    sys.stderr.write('e' * 999)\n", language, timeout: 30, max_output_characters: 100 }, headers);
+      expect(short.sandbox_status).toBe("output_limit");
+      // (A session's cell may start with the warning that the previous cell's kill restarted it.)
+      expect(short.stderr.endsWith(`\n${"e".repeat(100)}<output cut>\nsandbox: ${short.reason}\n`) || short.stderr === `${"e".repeat(100)}<output cut>\nsandbox: ${short.reason}\n`).toBe(true);
+      if (session) expect(short.warning).toMatch(/its interpreter was stopped after a cell ended with output_limit/);
+    }, 60_000);
+  }
+
+  it("warns when a session was evicted and restarted empty; not after a DELETE", async () => {
+    const a = { "X-Session-ID": "evicted" };
+    expect((await execute({ generated_code: "kept = 41", timeout: 10 }, a)).process_status).toBe("completed");
+    // The only session slot goes to another id: the first session is evicted.
+    const other = await execute({ generated_code: "1 + 1", timeout: 10 }, { "X-Session-ID": "newcomer" });
+    expect(other.warning).toBeUndefined();
+    const back = await execute({ generated_code: "kept + 1", timeout: 10 }, a);
+    expect(back.warning).toBe('session "evicted" was restarted empty: it was evicted, least recently used, to free a slot for session "newcomer" (all 1 session slots were in use); variables and imports of earlier cells are gone');
+    expect(back.stderr.startsWith(`sandbox: warning: ${back.warning}\n`)).toBe(true);
+    expect(back.stderr).toContain("NameError");
+    // Only the first cell of the new session carries it.
+    const next = await execute({ generated_code: "kept = 1\nkept", timeout: 10 }, a);
+    expect(next).toEqual({ process_status: "completed", stdout: "1\n", stderr: "" });
+
+    expect((await fetch(`${smallUrl}/sessions/evicted`, { method: "DELETE" })).status).toBe(200);
+    const fresh = await execute({ generated_code: "1", timeout: 10 }, a);
+    expect(fresh).toEqual({ process_status: "completed", stdout: "1\n", stderr: "" });
+  }, 60_000);
+
+  it("warns on the next cell after a session was stopped with its cell", async () => {
+    const c = { "X-Session-ID": "stopped" };
+    await execute({ generated_code: "kept = 1", timeout: 10 }, c);
+    const stuck = await execute({ generated_code: "import time\ntime.sleep(60)", timeout: 1 }, c);
+    expect(stuck).toMatchObject({ process_status: "timeout", sandbox_status: "timeout", stderr: "Timed out\n" });
+    const after = await execute({ generated_code: "print('hi')", timeout: 10 }, c);
+    expect(after.process_status).toBe("completed");
+    expect(after.warning).toMatch(/^session "stopped" was restarted empty: its interpreter was stopped after a cell ended with timeout/);
+  }, 60_000);
+});

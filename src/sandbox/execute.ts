@@ -5,7 +5,7 @@ import { classify, signalFromExitCode } from "./classify.js";
 import { CappedCapture } from "./capture.js";
 import { launch, type Machine, type Slot } from "./launch.js";
 import { checkScratchPath } from "./bwrap.js";
-import { cpuSeconds, resolveLimits, type RunRequest, type RunResult } from "./types.js";
+import { cpuSeconds, cutMarker, resolveLimits, type RunRequest, type RunResult } from "./types.js";
 
 /** How long output may keep arriving after the program exited before we stop listening. */
 const DRAIN_MS = 300;
@@ -101,13 +101,17 @@ export async function executeInSlot(machine: Machine, slot: Slot, request: RunRe
     cpuSeconds: cpuSeconds(limits),
     cpuMs,
     measuredWallMs: wallMs,
+    memoryBytes: limits.memoryBytes,
+    fileBytes: limits.fileBytes,
+    outputCapBytes: outputLimited === "stdout" ? limits.stdoutBytes : outputLimited === "stderr" ? limits.stderrBytes : undefined,
   });
+  // The stream that passed its cap shows where it was cut (a streamed stdout has it in `reason` only).
   return {
     status: verdict.status,
     exitCode,
     signal,
-    stdout: stdout.text(),
-    stderr: stderrText,
+    stdout: outputLimited === "stdout" && !request.onStdout ? stdout.text() + cutMarker(limits.stdoutBytes) : stdout.text(),
+    stderr: outputLimited === "stderr" ? stderrText + cutMarker(limits.stderrBytes) : stderrText,
     cpuMs,
     wallMs,
     isolation: machine.isolation,

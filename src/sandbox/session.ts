@@ -5,7 +5,8 @@ import { randomBytes } from "node:crypto";
 import { launch, type Launched, type Machine, type Slot } from "./launch.js";
 import { PYTHON } from "./languages.js";
 import { PYTHON_REPL } from "./python_repl.js";
-import { resolveLimits, type RunLimits, type RunStatus } from "./types.js";
+import { formatBytes } from "./classify.js";
+import { cutMarker, resolveLimits, type RunLimits, type RunStatus } from "./types.js";
 
 export interface CellResult {
   status: RunStatus;
@@ -13,6 +14,8 @@ export interface CellResult {
   stderr: string;
   wallMs: number;
   reason?: string;
+  /** Set on the first cell of a session that replaced one which ended unasked (its state is gone). */
+  warning?: string;
 }
 
 export interface SessionOptions {
@@ -161,9 +164,17 @@ export class PythonSession {
     const wasAlive = !this.exited;
     this.launched.kill();
     if (timedOut) return { ...base, status: "timeout", reason: `the cell ran past ${timeoutMs} ms; the session was restarted` };
-    if (out.overflowed || err.overflowed) return { ...base, status: "output_limit", reason: "the cell's output passed its byte cap; the session was restarted" };
+    if (out.overflowed || err.overflowed) {
+      const [stream, cap] = out.overflowed ? (["stdout", this.limits.stdoutBytes] as const) : (["stderr", this.limits.stderrBytes] as const);
+      return {
+        ...base,
+        ...(stream === "stdout" ? { stdout: base.stdout + cutMarker(cap) } : { stderr: base.stderr + cutMarker(cap) }),
+        status: "output_limit",
+        reason: `output truncated after ${cap} bytes: ${stream} passed its cap, so the cell was stopped and the session restarted`,
+      };
+    }
     const oom = (this.slot.cgroup?.counters().oomKills ?? 0) > this.oomBefore;
-    if (oom) return { ...base, status: "memory", reason: "the interpreter was killed by the memory limit" };
+    if (oom) return { ...base, status: "memory", reason: `killed: memory limit ${formatBytes(this.limits.memoryBytes)} exceeded; the session was restarted` };
     return { ...base, status: wasAlive ? "sandbox_error" : "runtime_error", reason: "the interpreter exited" };
   }
 }

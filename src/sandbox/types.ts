@@ -13,7 +13,10 @@ export interface RunLimits {
   memoryBytes: number;
   /** Processes and threads: cgroup pids.max and RLIMIT_NPROC of the slot uid. */
   pids: number;
-  /** Bytes kept of each stream; one byte more and the run is killed as `output_limit`. */
+  /**
+   * Bytes kept of each stream; one byte more and the run is killed as `output_limit`, and the stream
+   * ends with a `[output truncated after N bytes]` line (`cutMarker`) where it was cut.
+   */
   stdoutBytes: number;
   stderrBytes: number;
   /** Largest file the program may write (RLIMIT_FSIZE). */
@@ -62,10 +65,18 @@ export interface RunResult {
   wallMs: number;
   /** The isolation layers this run had, `+`-joined, e.g. `bwrap+uid+cgroup+rlimit`. */
   isolation: string;
-  /** Why the status is what it is, when that is not obvious (which limit, what failed). */
+  /**
+   * Why the status is what it is, when that is not obvious: which limit, with its value
+   * ("killed: memory limit 512 MiB exceeded", "output truncated after 1048576 bytes: …").
+   */
   reason?: string;
   /** The caller aborted the run (its status then only says how it was stopped). */
   aborted?: boolean;
+}
+
+/** Put where a stream was cut at its byte cap, so a reader sees output is missing (and from where). */
+export function cutMarker(capBytes: number): string {
+  return `\n[output truncated after ${capBytes} bytes]\n`;
 }
 
 export function resolveLimits(limits: Partial<RunLimits> | undefined): RunLimits {

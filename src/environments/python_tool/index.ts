@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { outputText } from "../../protocol/responses.js";
 import { programFor } from "../../sandbox/languages.js";
-import { cutOutput, processStatus } from "../../sandbox/service.js";
+import { executeReply } from "../../sandbox/service.js";
 import { SessionManager } from "../../sandbox/sessions.js";
 import { sharedSandbox } from "../../sandbox/shared.js";
 import type { RunStatus } from "../../sandbox/types.js";
@@ -60,7 +60,7 @@ class Interpreters {
   }
 }
 
-async function runPython(code: string, sessionId: string, interpreters: Interpreters, config: Config): Promise<{ status: RunStatus; stdout: string; stderr: string }> {
+async function runPython(code: string, sessionId: string, interpreters: Interpreters, config: Config): Promise<{ status: RunStatus; stdout: string; stderr: string; reason?: string; warning?: string }> {
   const timeoutMs = config.timeout_secs * 1000;
   if (config.stateful) return (await interpreters.sessions()).execute(sessionId, code, timeoutMs);
   const sandbox = await sharedSandbox();
@@ -85,13 +85,8 @@ export default defineEnvironment({
         "Variables and imports persist between calls within this conversation.",
       args: z.object({ code: z.string().describe("The Python code to run.") }),
       handler: async ({ code }, ctx) => {
-        const { status, stdout, stderr } = await runPython(code, ctx.sessionId, ctx.resources, ctx.config);
-        const max = ctx.config.max_output_characters;
-        return {
-          process_status: processStatus(status),
-          stdout: cutOutput(stdout, max),
-          stderr: cutOutput(status === "timeout" && !stderr ? "Timed out\n" : stderr, max),
-        };
+        // The same reply as the /execute service: a limit kill or a restarted session is said on stderr.
+        return executeReply(await runPython(code, ctx.sessionId, ctx.resources, ctx.config), ctx.config.max_output_characters);
       },
     },
   },
