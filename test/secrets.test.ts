@@ -126,6 +126,42 @@ describe("gym never shows the model URL's password or the API key", () => {
     expect(result.stdout + result.stderr).not.toContain(KEY);
   });
 
+  it("eval run: a whole run authenticates, and nothing it prints or writes holds a secret", async () => {
+    const runDir = join(dir, "run");
+    mkdirSync(runDir);
+    const before = engine.requests.length;
+    const result = await runGym(["eval", "run", ...MODEL_ARGS(secretUrl), "-i", input, "-o", join(runDir, "out.jsonl")]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readJsonlFile(join(runDir, "out.jsonl"))).toHaveLength(1);
+    const calls = engine.requests.slice(before);
+    expect(calls.length).toBeGreaterThan(0);
+    for (const request of calls) expect(request.headers.authorization).toBe(basic("user", KEY));
+    expect(result.stdout + result.stderr).not.toContain(KEY);
+    expect(result.stdout + result.stderr).not.toContain(API_KEY);
+    expect(readdirSync(runDir).length).toBeGreaterThan(1); // the rollouts and their metrics files
+    expect(filesContaining(runDir, KEY)).toEqual([]);
+    expect(filesContaining(runDir, API_KEY)).toEqual([]);
+  }, 60_000);
+
+  it("a model server's engine error names the engine URL without its password", async () => {
+    const refusing = await startFakeEngine({ respond: (path) => (path.endsWith("/chat/completions") ? { status: 400, body: { error: { message: "bad request from the engine" } } } : undefined) });
+    try {
+      const runDir = join(dir, "refused");
+      mkdirSync(runDir);
+      const url = refusing.baseUrl.replace("http://", `http://user:${KEY}@`);
+      const result = await runGym(["eval", "run", ...MODEL_ARGS(url), "-i", input, "-o", join(runDir, "out.jsonl"), "--quiet"]);
+      const failures = readJsonlFile(join(runDir, "out_failures.jsonl"));
+      expect(failures.length, `${result.stdout}\n${result.stderr}`).toBe(1);
+      const failure = JSON.stringify(failures[0]);
+      expect(failure).toContain("bad request from the engine");
+      expect(failure).toContain(`engine POST ${refusing.baseUrl.replace("http://", "http://user:***@")}/chat/completions answered 400`);
+      expect(result.stdout + result.stderr).not.toContain(KEY);
+      expect(filesContaining(runDir, KEY)).toEqual([]);
+    } finally {
+      await refusing.close();
+    }
+  }, 60_000);
+
   for (const layout of ["one process", "process per server"]) {
     it(`env start (${layout}): head config dump, status --json, a rollout that authenticates, output files`, async () => {
       const headPort = await freePort();
