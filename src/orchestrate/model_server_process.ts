@@ -13,6 +13,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { call, joinUrl, NO_RETRY } from "../http/client.js";
+import { redactUrl } from "../http/url_secrets.js";
 import { ModelUnreachableError } from "./readiness.js";
 
 /** Grace between SIGTERM and SIGKILL of the server's process group. */
@@ -139,7 +140,7 @@ export function launchModelServer(options: ModelServerOptions): ModelServer {
     for (;;) {
       if (exited) {
         await stop();
-        throw new ModelUnreachableError(`${what} ${describeExit(exited)} before it served ${url}.${tail(options.logPath, from)}`);
+        throw new ModelUnreachableError(`${what} ${describeExit(exited)} before it served ${redactUrl(url)}.${tail(options.logPath, from)}`);
       }
       try {
         const result = await call(url, { timeoutMs: 5_000, retry: NO_RETRY });
@@ -150,7 +151,7 @@ export function launchModelServer(options: ModelServerOptions): ModelServer {
       if (Date.now() >= deadline) {
         await stop();
         throw new ModelUnreachableError(
-          `${what} was not ready within ${Math.round(options.readyTimeoutMs / 1000)} s (GET ${url} did not answer 200), so it was stopped; ` +
+          `${what} was not ready within ${Math.round(options.readyTimeoutMs / 1000)} s (GET ${redactUrl(url)} did not answer 200), so it was stopped; ` +
             `raise --model-server-ready-timeout if it was still loading.${tail(options.logPath, from)}`,
         );
       }
