@@ -206,7 +206,7 @@ describe("POST /execute says why the sandbox stopped a program", () => {
     const other = await execute({ generated_code: "1 + 1", timeout: 10 }, { "X-Session-ID": "newcomer" });
     expect(other.warning).toBeUndefined();
     const back = await execute({ generated_code: "kept + 1", timeout: 10 }, a);
-    expect(back.warning).toBe('session "evicted" was restarted empty: it was evicted, least recently used, to free a slot for session "newcomer" (all 1 session slots were in use); variables and imports of earlier cells are gone');
+    expect(back.warning).toBe('session "evicted" was restarted empty: it was evicted, least recently used, to free a slot for another session (all 1 session slots were in use); variables and imports of earlier cells are gone');
     expect(back.stderr.startsWith(`sandbox: warning: ${back.warning}\n`)).toBe(true);
     expect(back.stderr).toContain("NameError");
     // Only the first cell of the new session carries it.

@@ -128,7 +128,8 @@ export class SessionManager {
     if (!lease) {
       const victim = this.leastRecentlyUsedIdle();
       if (!victim) throw new SessionsExhaustedError(this.sandbox.maxSessions);
-      await this.end(victim, `it was evicted, least recently used, to free a slot for session "${id}" (all ${this.sandbox.maxSessions} session slots were in use)`);
+      // Not naming the newcomer: a session id is all it takes to use a session.
+      await this.end(victim, `it was evicted, least recently used, to free a slot for another session (all ${this.sandbox.maxSessions} session slots were in use)`);
       lease = this.sandbox.tryAcquireSessionSlot();
       if (!lease) throw new SessionsExhaustedError(this.sandbox.maxSessions);
     }
