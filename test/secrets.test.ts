@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redactSecrets } from "../src/config/index.js";
 import { call, NO_RETRY } from "../src/http/client.js";
 import { redactUrl, redactUrlsIn, urlCredentials } from "../src/http/url_secrets.js";
+import { listen } from "../src/http/server.js";
+import routingProxy from "../src/models/routing_proxy.js";
 import { freePort } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
 import { GYM, REPO_ROOT, readJsonlFile, runGym, startGym, waitForOutput } from "./helpers/cli.js";
@@ -74,6 +76,31 @@ describe("the HTTP client", () => {
     const { message, url } = error as Error & { url: string };
     expect(message).toContain(`http://user:***@127.0.0.1:${port}/v1/models`);
     expect(`${message} ${url}`).not.toContain(KEY);
+  });
+});
+
+describe("routing_proxy", () => {
+  it("lists a route's base URL without its password, and forwards with its credentials", async () => {
+    const engine = await startFakeEngine();
+    const app = await routingProxy.build({
+      name: "proxy",
+      config: routingProxy.configSchema.parse({ routes: { policy: { base_url: engine.baseUrl.replace("http://", `http://user:${KEY}@`), model: "m" } } }),
+      urlOf: () => "",
+    });
+    try {
+      const url = await listen(app);
+      const routes = await (await fetch(`${url}/routes`)).text();
+      expect(routes).toContain(engine.baseUrl.replace("http://", "http://user:***@"));
+      expect(routes).not.toContain(KEY);
+      const replicas = await (await fetch(`${url}/replicas`)).text();
+      expect(replicas).not.toContain(KEY);
+      const reply = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "policy", messages: [{ role: "user", content: "hi" }] }) });
+      expect(reply.status).toBe(200);
+      expect(engine.requests.at(-1)!.headers.authorization).toBe(basic("user", KEY));
+    } finally {
+      await app.close();
+      await engine.close();
+    }
   });
 });
 
