@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
 import { truncate, type RetryPolicy } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
+import { rolloutBodyLimit } from "../http/server.js";
 import { formatPairs } from "./accounting.js";
 import { agentRunner } from "./collect.js";
 import { runEngine, type Outcome, type WorkItem } from "./engine.js";
@@ -58,7 +59,8 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
 
   app.get(ROLLOUTS_PATH, async () => stats);
 
-  app.post(ROLLOUTS_PATH, async (request, reply) => {
+  // A trainer's batch of rows (with their prompts) is one request.
+  app.post(ROLLOUTS_PATH, { bodyLimit: rolloutBodyLimit() }, async (request, reply) => {
     const body = parseOr422(RolloutRequest, request.body);
     const agentUrls = await options.agents();
     if (agentUrls.size === 0) throw new HttpError(503, "no agent is running: start servers whose config defines a responses_api_agents instance");

@@ -11,7 +11,7 @@ import { request as httpRequest, type Dispatcher } from "undici";
 import { z } from "zod";
 import { CallError, describeError, dispatcher, joinUrl, type RetryPolicy } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
-import { createServer } from "../http/server.js";
+import { createServer, rolloutBodyLimit } from "../http/server.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";
 import { opensRollout, ReplicaPool, ReplicasExhaustedError, serveReplicaStats } from "./replicas.js";
@@ -157,6 +157,8 @@ export async function buildRoutingProxy(name: string, config: RoutingProxyConfig
   app.route({
     method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
     url: "/v1/*",
+    // Forwards model calls: conversations with token ids, as the model server takes them.
+    bodyLimit: rolloutBodyLimit(),
     handler: async (request, reply) => {
       const body = request.body;
       const requested = isObject(body) && typeof body.model === "string" ? body.model : undefined;
