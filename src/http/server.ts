@@ -112,8 +112,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
     if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       const limit = request.routeOptions.bodyLimit ?? SMALL_BODY_LIMIT;
       const knob = limit === rolloutLimit ? `; set ${BODY_LIMIT_ENV} (MiB) to raise it` : "";
-      // The rest of the body is not read: close the connection rather than drain it.
-      reply.header("connection", "close");
+      // The connection stays open and the rest of the body is read and dropped (memory stays flat; the
+      // request deadline still bounds it): closing with unread data would reset the connection, and
+      // the client would lose this answer.
       return reply.code(413).send({ detail: `request body is larger than the ${formatBytes(limit)} limit of ${request.method} ${request.routeOptions.url ?? request.url}${knob}` });
     }
     if (fastifyError.statusCode && fastifyError.statusCode < 500) {
