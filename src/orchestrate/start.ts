@@ -179,6 +179,11 @@ export const CHILD_ENTRY = join(PACKAGE_ROOT, "dist", "orchestrate", "instance_p
 /** A child that dies is started again, but not more often than this within RESTART_WINDOW_MS. */
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 60_000;
+/**
+ * Ctrl-C reaches the children (same process group) as it reaches us, and they may exit before our own
+ * handler starts stopping them: an exit is judged only after this long, when a shutdown has begun.
+ */
+const EXIT_GRACE_MS = 500;
 
 async function startChildren(specs: InstanceSpec[], report: (message: string) => void): Promise<Started> {
   // Every port is fixed before any child starts, so each child knows where all the others will be.
@@ -229,11 +234,17 @@ async function startChildren(specs: InstanceSpec[], report: (message: string) =>
   // Supervision: a child that dies on its own (a crash, the OOM killer) would leave its port dead and
   // every rollout through it failing; start it again on the same port, and say so.
   const supervise = (place: (typeof placed)[number], instance: InstanceInfo, child: ChildProcess, restarts: number[]) => {
-    child.once("exit", (code, signal) => {
+    child.once("exit", (code, signal) => setTimeout(() => onExit(code, signal), EXIT_GRACE_MS).unref());
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       if (stopping || current.get(place.spec.name) !== child) return;
       const now = Date.now();
       const recent = restarts.filter((t) => now - t < RESTART_WINDOW_MS);
       const how = signal ? `signal ${signal}` : `exit code ${code}`;
+      if (code === 0) {
+        // Children exit 0 only when told to (SIGTERM, SIGINT): someone stopped it on purpose.
+        report(`server "${place.spec.name}" (pid ${child.pid}) was stopped (${how}); not restarting it: ${place.url} stays down`);
+        return;
+      }
       if (recent.length >= MAX_RESTARTS) {
         report(`server "${place.spec.name}" (pid ${child.pid}) died (${how}) ${recent.length + 1} times within ${RESTART_WINDOW_MS / 1000} s; not restarting it: ${place.url} stays down`);
         return;
@@ -250,7 +261,7 @@ async function startChildren(specs: InstanceSpec[], report: (message: string) =>
           if (!stopping) report(`server "${place.spec.name}" could not be restarted: ${error instanceof Error ? error.message : String(error)}; ${place.url} stays down`);
         },
       );
-    });
+    };
   };
   placed.forEach((place, i) => supervise(place, instances[i]!, current.get(place.spec.name)!, []));
   return { instances, stop };
