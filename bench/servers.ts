@@ -1,4 +1,4 @@
-// `npm run bench -- servers [--connections 2000] [--slow 500] [--timeout-s 10] [--samples 30]`
+// `npm run bench -- servers [--connections 2000] [--slow 500] [--timeout-s 10] [--samples 100]`
 // Hostile load on a running `gym env start` (one process; the fake engine in its own process), side by
 // side with the same server unloaded: the latency of a good rollout (`POST /run` on the agent: seed,
 // two model calls, a tool call, verify) and the server's RSS
@@ -86,7 +86,7 @@ export default async function main(): Promise<void> {
   const connections = Number(arg("connections", "2000"));
   const slowCount = Number(arg("slow", "500"));
   const timeoutS = Number(arg("timeout-s", "10"));
-  const samples = Number(arg("samples", "30"));
+  const samples = Number(arg("samples", "100"));
 
   const engine = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "bench", "fake_engine_process.ts")], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
   const engineUrl = await new Promise<string>((resolve) => engine.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim())));
@@ -143,7 +143,9 @@ export default async function main(): Promise<void> {
   const uploadStart = performance.now();
   const upload = await rawRequest(`${agent}/run`, { body: jsonBodyOf(600 * 1024 * 1024) });
   const uploadMs = performance.now() - uploadStart;
-  await measure("after a 600 MB upload", 0, `${upload.status} after ${uploadMs.toFixed(0)} ms`);
+  await measure("after a 600 MB upload", 0, `${upload.status} after ${uploadMs.toFixed(0)} ms, ${(upload.sent / 2 ** 20).toFixed(0)} MiB sent by then`);
+  // The machine is shared and noisy: the baseline again, to show how far apart two calm measurements are.
+  await measure("baseline, again", 0, "");
 
   await stop(server);
   await stop(engine);
