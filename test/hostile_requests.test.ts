@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { startGym, waitForOutput } from "./helpers/cli.js";
+import { runGym, startGym, waitForOutput } from "./helpers/cli.js";
 import { bodyStartOnly, deepJson, jsonBodyOf, median, rawRequest, rssMb, slowClient } from "./helpers/hostile.js";
 
 const MiB = 1024 * 1024;
@@ -326,5 +326,18 @@ describe("gym sandbox serve under hostile requests", () => {
     await stillServes();
     expect(await slow.closed).toMatch(/^HTTP\/1\.1 408/);
     await stillServes();
+  }, 60_000);
+});
+
+describe("the limits' knobs", () => {
+  it("refuses a GYM_MAX_BODY_MB or GYM_REQUEST_TIMEOUT_S that makes no sense: one line, exit 2, before serving", async () => {
+    const bad = await runGym(["sandbox", "serve", "--port", "0"], { env: { GYM_MAX_BODY_MB: "2048" } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('gym: error: GYM_MAX_BODY_MB must be a number of MiB above 0 and at most 256, got "2048"\n');
+    const zero = await runGym(["env", "start", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "--head-port", "0"], {
+      env: { GYM_REQUEST_TIMEOUT_S: "0" },
+    });
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toBe('gym: error: GYM_REQUEST_TIMEOUT_S must be a number of seconds above 0 and at most 86400, got "0"\n');
   }, 60_000);
 });
