@@ -235,6 +235,7 @@ describe("gym env start under hostile requests", () => {
 
     // Slow rollouts (3 s each), two at a time: there are always rollouts in flight to cancel.
     const controller = new AbortController();
+    const hugeStarted = performance.now();
     const huge = fetch(`${env.head}/v1/rollouts`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -249,6 +250,16 @@ describe("gym env start under hostile requests", () => {
     // Side by side in one test: the small request is not held up behind the big one's planning.
     expect(during / baseline).toBeLessThan(10);
     expect((await stats()).active_requests).toBe(1);
+
+    // The stream outlives the deadline for receiving a request by far and keeps delivering rows:
+    // that deadline is about the request, not the answer.
+    const reader = response.body!.getReader();
+    let rowsSeen = 0;
+    while (rowsSeen < 2 || performance.now() - hugeStarted < 3 * REQUEST_TIMEOUT_S * 1000) {
+      const { value, done } = await reader.read();
+      expect(done).toBe(false);
+      rowsSeen += (Buffer.from(value!).toString().match(/"_ng_task_index"/g) ?? []).length;
+    }
 
     controller.abort();
     for (let i = 0; i < 200 && (await stats()).active_requests > 0; i++) await new Promise((r) => setTimeout(r, 50));
