@@ -6,6 +6,8 @@ import { call, callJson, CallError, NO_RETRY } from "../src/http/client.js";
 import { CookieJar } from "../src/http/cookies.js";
 import { parseOr422 } from "../src/http/errors.js";
 import { createServer, listen, sessionCookieName } from "../src/http/server.js";
+import { rolloutBodyLimit, requestTimeoutMs } from "../src/http/limits.js";
+import { rawRequest } from "./helpers/hostile.js";
 import { ResponsesCreateParams } from "../src/protocol/index.js";
 
 let app: FastifyInstance;
@@ -81,5 +83,33 @@ describe("call", () => {
     expect(error).toBeInstanceOf(CallError);
     expect((error as CallError).kind).toBe("connection");
     expect((error as CallError).message).toContain("http://127.0.0.1:9/x");
+  });
+});
+
+describe("limits and the Host check", () => {
+  it("reads GYM_MAX_BODY_MB and GYM_REQUEST_TIMEOUT_S, and refuses values that make no sense naming the variable", () => {
+    expect(rolloutBodyLimit({})).toBe(64 * 1024 * 1024);
+    expect(rolloutBodyLimit({ GYM_MAX_BODY_MB: "200" })).toBe(200 * 1024 * 1024);
+    expect(requestTimeoutMs({})).toBe(60_000);
+    expect(requestTimeoutMs({ GYM_REQUEST_TIMEOUT_S: "2.5" })).toBe(2_500);
+    // Above 256 MiB a body could not become a string without throwing where nothing catches it.
+    expect(() => rolloutBodyLimit({ GYM_MAX_BODY_MB: "1024" })).toThrow('GYM_MAX_BODY_MB must be a number of MiB above 0 and at most 256, got "1024"');
+    expect(() => rolloutBodyLimit({ GYM_MAX_BODY_MB: "lots" })).toThrow("GYM_MAX_BODY_MB");
+    expect(() => requestTimeoutMs({ GYM_REQUEST_TIMEOUT_S: "0" })).toThrow("GYM_REQUEST_TIMEOUT_S");
+  });
+
+  it("does not check Host on a server bound to all interfaces: it is reached by names it cannot know", async () => {
+    const open = createServer({ name: "open" });
+    const openUrl = await listen(open, { host: "0.0.0.0" });
+    const loopback = createServer({ name: "loopback" });
+    const loopbackUrl = await listen(loopback, { host: "127.0.0.1" });
+    try {
+      const port = new URL(openUrl).port;
+      expect((await rawRequest(`http://127.0.0.1:${port}/`, { method: "GET", headers: { host: "node042.cluster:9000" } })).status).toBe(200);
+      expect((await rawRequest(`${loopbackUrl}/`, { method: "GET", headers: { host: "node042.cluster:9000" } })).status).toBe(403);
+    } finally {
+      await open.close();
+      await loopback.close();
+    }
   });
 });

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { CookieJar, parseCookies, sessionCookie } from "../http/cookies.js";
 import { parseOr422 } from "../http/errors.js";
-import { createServer, sessionCookieName } from "../http/server.js";
+import { createServer, rolloutBodyLimit, sessionCookieName } from "../http/server.js";
 import { ROLLOUT_HEADER, rolloutHeaderValue } from "../protocol/index.js";
 import type { InstanceContext, ServerImplementation } from "../orchestrate/implementation.js";
 import { DataRow, ResponsesCreateParams, ServerRef } from "../protocol/index.js";
@@ -57,6 +57,8 @@ const implementation: ServerImplementation<SimpleAgentConfig> = {
   async build(context: InstanceContext<SimpleAgentConfig>) {
     const { config } = context;
     const app = createServer({ name: context.name });
+    // Every route here carries a row, a conversation or rollouts (token ids included).
+    const carriesRollouts = { bodyLimit: rolloutBodyLimit() };
     const ownCookie = sessionCookieName(context.name);
     const timeoutMs = config.request_timeout_s * 1000;
 
@@ -83,7 +85,7 @@ const implementation: ServerImplementation<SimpleAgentConfig> = {
         { maxSteps: config.max_steps },
       );
 
-    app.post("/run", async (request, reply) => {
+    app.post("/run", carriesRollouts, async (request, reply) => {
       parseOr422(DataRow, request.body);
       // Forward the row as received (validated above): every field, in its order, reaches the environment.
       const row = request.body as Record<string, unknown> & DataRow;
@@ -99,7 +101,7 @@ const implementation: ServerImplementation<SimpleAgentConfig> = {
 
     // The episode alone, for callers that seed and verify themselves. Cookies come back to the caller
     // so that it can reach the same environment session afterwards.
-    app.post("/v1/responses", async (request, reply) => {
+    app.post("/v1/responses", carriesRollouts, async (request, reply) => {
       parseOr422(ResponsesCreateParams, request.body);
       const params = request.body as ResponsesCreateParams;
       const jar = jarOf(request);
@@ -112,7 +114,7 @@ const implementation: ServerImplementation<SimpleAgentConfig> = {
       return sendJson(reply, response);
     });
 
-    app.post("/aggregate_metrics", async (request, reply) => {
+    app.post("/aggregate_metrics", carriesRollouts, async (request, reply) => {
       const clients = upstreams(jarOf(request), abortOnHangUp(reply), undefined);
       const result = await clients.environment.aggregateMetrics(request.body ?? {});
       return reply.code(result.status).type("application/json").send(result.text);

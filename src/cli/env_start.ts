@@ -20,6 +20,7 @@ export async function envStart(overrides: string[], options: EnvStartOptions): P
     headPort,
     processPerServer: options.processPerServer,
     globalConfig: resolved.redacted,
+    onServerEvent: (message) => process.stderr.write(`gym: ${message}\n`),
   });
   const rows = servers.instances.map((i) => [i.name, i.server_type, i.implementation, i.url, String(i.pid)]);
   process.stdout.write(`${table(["NAME", "TYPE", "IMPLEMENTATION", "URL", "PID"], rows)}\n\nhead server: ${servers.headUrl}  (Ctrl-C to stop)\n`);

@@ -53,7 +53,12 @@ export async function serve(overrides: string[], options: ServeOptions): Promise
     }
     const readyTimeoutS = Number(options.modelReadyTimeout);
     await waitForModels(resolved.instances, (Number.isFinite(readyTimeoutS) ? readyTimeoutS : 30) * 1000);
-    servers = await startServers(resolved.instances, { headPort, processPerServer: options.processPerServer, globalConfig: resolved.redacted });
+    servers = await startServers(resolved.instances, {
+      headPort,
+      processPerServer: options.processPerServer,
+      globalConfig: resolved.redacted,
+      onServerEvent: (message) => process.stderr.write(`gym: ${message}\n`),
+    });
     const started = agentsOf(servers.instances);
     agents = async () => started;
     const rows = servers.instances.map((i) => [i.name, i.server_type, i.implementation, i.url, String(i.pid)]);

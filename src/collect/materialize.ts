@@ -28,6 +28,19 @@ function lineHash(text: string): bigint {
   return createHash("sha1").update(text).digest().readBigUInt64BE(0);
 }
 
+/** A validated line with its task index and the rollout indices it takes: `firstRollout` onwards, `repeats` of them. */
+export interface StartedLine {
+  row: Record<string, unknown>;
+  task: number;
+  firstRollout: number;
+  repeats: number;
+}
+
+/** The rows of a started line, one at a time, in rollout order. */
+export function* repeatsOf(line: StartedLine): Generator<MaterializedRow> {
+  for (let i = 0; i < line.repeats; i++) yield { ...line.row, _ng_task_index: line.task, _ng_rollout_index: line.firstRollout + i } as MaterializedRow;
+}
+
 export class Materializer {
   private readonly taskOfLine = new Map<bigint, number>();
   /** Next rollout index of tasks seen more than once. */
@@ -39,6 +52,14 @@ export class Materializer {
 
   /** Validates a line and returns its repeats; throws JsonlError naming the line on any problem. */
   expand(line: JsonlLine): MaterializedRow[] {
+    return [...repeatsOf(this.start(line))];
+  }
+
+  /**
+   * Validates a line and books its task and rollout indices, without making its repeats: callers that
+   * must not hold all of a line's repeats at once (the rollout service) make them with `repeatsOf`.
+   */
+  start(line: JsonlLine): StartedLine {
     const { file } = this.options;
     const parsed = DataRow.safeParse(line.value);
     if (!parsed.success) {
@@ -57,9 +78,7 @@ export class Materializer {
     // and needs no entry (most tasks are seen once): only tasks seen again are tracked.
     const first = seenBefore ? (this.nextRollout.get(task) ?? repeats) : 0;
     if (seenBefore || explicit) this.nextRollout.set(task, first + repeats);
-    const out: MaterializedRow[] = [];
-    for (let i = 0; i < repeats; i++) out.push({ ...row, _ng_task_index: task, _ng_rollout_index: first + i } as MaterializedRow);
-    return out;
+    return { row, task, firstRollout: first, repeats };
   }
 
   private agentOf(line: JsonlLine): string {

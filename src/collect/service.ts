@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
 import { truncate, type RetryPolicy } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
+import { rolloutBodyLimit } from "../http/server.js";
 import { formatPairs } from "./accounting.js";
 import { agentRunner } from "./collect.js";
 import { runEngine, type Outcome, type WorkItem } from "./engine.js";
@@ -53,12 +54,13 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
     active_requests: 0,
     in_flight: 0,
     requests: { completed: 0, incomplete: 0, cancelled: 0, failed: 0 },
-    rollouts: { succeeded: 0, failed: 0 },
+    rollouts: { succeeded: 0, failed: 0, cancelled: 0 },
   };
 
   app.get(ROLLOUTS_PATH, async () => stats);
 
-  app.post(ROLLOUTS_PATH, async (request, reply) => {
+  // A trainer's batch of rows (with their prompts) is one request.
+  app.post(ROLLOUTS_PATH, { bodyLimit: rolloutBodyLimit() }, async (request, reply) => {
     const body = parseOr422(RolloutRequest, request.body);
     const agentUrls = await options.agents();
     if (agentUrls.size === 0) throw new HttpError(503, "no agent is running: start servers whose config defines a responses_api_agents instance");
@@ -70,7 +72,7 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
     const started = Date.now();
     const res = reply.raw;
     reply.hijack();
-    res.writeHead(200, { "content-type": NDJSON, "cache-control": "no-store", [REQUESTED_HEADER]: String(plan.keys.length) });
+    res.writeHead(200, { "content-type": NDJSON, "cache-control": "no-store", [REQUESTED_HEADER]: String(plan.requested) });
     res.flushHeaders();
     const gone = new AbortController();
     // `close` also follows a normal end; only a close before the end is the client hanging up.
@@ -88,7 +90,7 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
     const run = agentRunner(agentUrls, { retry: options.retry });
 
     async function* admitted(): AsyncGenerator<WorkItem> {
-      for (const item of plan.items()) {
+      for await (const item of plan.items()) {
         // Backpressure: a client that reads slowly slows admission instead of growing a buffer here.
         if (res.writableNeedDrain && !gone.signal.aborted) await drained(res, gone.signal);
         if (gone.signal.aborted) return;
@@ -106,6 +108,9 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
         r.n++;
         rewards.set(outcome.item.agent, r);
         write(outcome.line);
+      } else if (gone.signal.aborted) {
+        // Stopped because the client hung up: not a failure of the rollout, and nobody will read why.
+        stats.rollouts.cancelled++;
       } else {
         stats.rollouts.failed++;
         failures.set(key, {
@@ -131,7 +136,7 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
           }
         },
         concurrency: body.concurrency ?? options.defaultConcurrency ?? 16,
-        total: plan.keys.length,
+        total: plan.requested,
         deadlineMs: body.rollout_timeout_s ? body.rollout_timeout_s * 1000 : undefined,
         onOutcome,
       });
@@ -188,7 +193,7 @@ function summarize(
   }
   return {
     type: "summary",
-    requested: plan.keys.length,
+    requested: plan.requested,
     succeeded: succeeded.size,
     failed: failures.size,
     missing,

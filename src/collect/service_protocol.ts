@@ -47,5 +47,6 @@ export interface ServiceStats {
   active_requests: number;
   in_flight: number;
   requests: { completed: number; incomplete: number; cancelled: number; failed: number };
-  rollouts: { succeeded: number; failed: number };
+  /** `cancelled`: rollouts stopped because their client hung up (not counted as failed). */
+  rollouts: { succeeded: number; failed: number; cancelled: number };
 }

@@ -1,22 +1,32 @@
 // A `POST /v1/rollouts` body turned into work: validated as a whole before the stream starts (so a bad
 // request is a 422 naming every bad row, never a stream that dies half-way), then expanded lazily into
 // work items with the collector's own materialiser — the same task indices, repeats, seeds and agent
-// routing as `gym eval run` on the same rows.
+// routing as `gym eval run` on the same rows. The request may ask for at most
+// MAX_ROLLOUTS_PER_REQUEST pairs, and its pairs are made one at a time as the engine admits them,
+// handing the event loop back every few hundred: a 1 KB request can neither exhaust memory nor stall
+// the other servers of the process.
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { z } from "zod";
 import { RequestValidationError, zodDetails, type ValidationDetail } from "../http/errors.js";
 import { DataRow, ResponsesCreateParams } from "../protocol/index.js";
 import type { WorkItem } from "./engine.js";
-import { Materializer } from "./materialize.js";
+import { Materializer, repeatsOf as rowsOf } from "./materialize.js";
 import { pairKey } from "./lines.js";
 import { parseRepeatsSpec, resolveRepeats } from "./plan.js";
 
 export const MAX_SERVICE_CONCURRENCY = 4096;
+/** Rollouts (rows × repeats) one request may ask for: far above a training step's batch; split larger work. */
+export const MAX_ROLLOUTS_PER_REQUEST = 1_000_000;
+/** Work items made between two turns of the event loop. */
+const ITEMS_PER_TURN = 256;
 
 export const RolloutRequest = z.strictObject({
   /** Data rows, as lines of an input JSONL would be. */
   rows: z.array(z.record(z.string(), z.unknown())),
   /** Rollouts per row: an integer, or a per-agent map with `_default`. */
-  num_repeats: z.union([z.number().int().min(1), z.record(z.string(), z.number().int().min(1))]).optional(),
+  num_repeats: z
+    .union([z.number().int().min(1).max(MAX_ROLLOUTS_PER_REQUEST), z.record(z.string(), z.number().int().min(1).max(MAX_ROLLOUTS_PER_REQUEST))])
+    .optional(),
   /** Rollouts in flight at once for this request. */
   concurrency: z.number().int().min(1).max(MAX_SERVICE_CONCURRENCY).optional(),
   /** Merged into every row's `responses_create_params` (temperature, top_p, max_output_tokens, …). */
@@ -34,12 +44,17 @@ export type RolloutRequest = z.infer<typeof RolloutRequest>;
 const ROWS = "rows";
 
 export interface RolloutPlan {
-  /** Requested pair keys (`pairKey`), in plan order. */
+  /** How many (task, rollout) pairs the request asks for. */
+  requested: number;
+  /**
+   * Requested pair keys (`pairKey`) in plan order, appended as `items()` makes them: complete once
+   * `items()` is exhausted (it is, whenever the engine ran every item), so missing pairs can be named.
+   */
   keys: number[];
   /** Unused `num_repeats` keys and the like: reported in the summary. */
   warnings: string[];
-  /** The work, expanded lazily (call once). */
-  items(): Generator<WorkItem>;
+  /** The work, made lazily (iterate once). */
+  items(): AsyncGenerator<WorkItem>;
 }
 
 const SHOWN_PROBLEMS = 50;
@@ -53,6 +68,7 @@ export function planRollouts(request: RolloutRequest, agents: ReadonlySet<string
     problems.push({ type: "value_error", loc: ["body", "agent"], msg: `unknown agent "${request.agent}"; running agents: ${[...agents].join(", ") || "(none)"}` });
   }
   const agentsInRows = new Set<string>();
+  const agentOfRow: string[] = [];
   request.rows.forEach((row, index) => {
     const parsed = DataRow.safeParse(row);
     if (!parsed.success) {
@@ -67,6 +83,7 @@ export function planRollouts(request: RolloutRequest, agents: ReadonlySet<string
       problems.push({ type: "value_error", loc: ["body", ROWS, index, "agent_ref", "name"], msg: `unknown agent "${name}"; running agents: ${[...agents].join(", ") || "(none)"}` });
     } else {
       agentsInRows.add(name);
+      agentOfRow.push(name);
     }
   });
   let repeatsOf: (agent: string) => number = () => 1;
@@ -76,13 +93,22 @@ export function planRollouts(request: RolloutRequest, agents: ReadonlySet<string
   } catch (error) {
     problems.push({ type: "value_error", loc: ["body", "num_repeats"], msg: (error as Error).message });
   }
+  // Counted, not made: the materialiser gives every row exactly its agent's repeats.
+  const requested = agentOfRow.reduce((sum, agent) => sum + repeatsOf(agent), 0);
+  if (requested > MAX_ROLLOUTS_PER_REQUEST) {
+    problems.push({
+      type: "value_error",
+      loc: ["body", "num_repeats"],
+      msg: `the request asks for ${requested} rollouts (rows × num_repeats); at most ${MAX_ROLLOUTS_PER_REQUEST} per request: split the rows over several requests`,
+    });
+  }
   if (problems.length > 0) {
     const shown = problems.slice(0, SHOWN_PROBLEMS);
     if (problems.length > SHOWN_PROBLEMS) shown.push({ type: "value_error", loc: ["body", ROWS], msg: `… and ${problems.length - SHOWN_PROBLEMS} more problems` });
     throw new RequestValidationError(shown);
   }
 
-  const materializer = () =>
+  const makeMaterializer = () =>
     new Materializer({
       file: ROWS,
       numRepeats: repeatsOf,
@@ -98,23 +124,24 @@ export function planRollouts(request: RolloutRequest, agents: ReadonlySet<string
     }
   };
 
-  // First pass: which pairs are requested (8 bytes each), so that missing ones can be named.
   const keys: number[] = [];
-  const first = materializer();
-  for (const line of lines()) {
-    for (const row of first.expand(line)) keys.push(pairKey(row._ng_task_index, row._ng_rollout_index));
-  }
-
   return {
+    requested,
     keys,
     warnings,
-    *items() {
-      // Second pass, lazily: the same materialiser from the same start gives the same pairs.
-      const second = materializer();
+    async *items() {
+      const materializer = makeMaterializer();
+      let sinceTurn = 0;
       for (const line of lines()) {
-        for (const row of second.expand(line)) {
+        for (const row of rowsOf(materializer.start(line))) {
           if (request.num_repeats_add_seed) row.responses_create_params = { ...(row.responses_create_params as object), seed: row._ng_rollout_index };
+          keys.push(pairKey(row._ng_task_index, row._ng_rollout_index));
           yield { task: row._ng_task_index, rollout: row._ng_rollout_index, agent: row.agent_ref.name, attempt: 0, row };
+          // The engine pulls the next item synchronously when a rollout fails fast: give the loop back.
+          if (++sinceTurn >= ITEMS_PER_TURN) {
+            sinceTurn = 0;
+            await nextTurn();
+          }
         }
       }
     },

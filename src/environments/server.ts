@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { parseOr422 } from "../http/errors.js";
-import { createServer } from "../http/server.js";
+import { createServer, rolloutBodyLimit } from "../http/server.js";
 import { aggregateMetrics as defaultAggregate } from "../metrics/aggregate.js";
 import type { InstanceContext } from "../orchestrate/implementation.js";
 import { AggregateMetricsRequest, VerifyRequest } from "../protocol/index.js";
@@ -17,6 +17,8 @@ export async function buildEnvironmentServer<C, S, R>(
 ): Promise<FastifyInstance> {
   const resources = definition.setup ? await definition.setup(instance) : (undefined as R);
   const app = createServer({ name: instance.name });
+  // Seeding, verifying and aggregating carry whole rows and rollouts; tool calls keep the small default.
+  const carriesRollouts = { bodyLimit: rolloutBodyLimit() };
   if (definition.teardown) app.addHook("onClose", async () => definition.teardown!(resources));
   // One store per instance: two instances of the same environment never share sessions. Bounded
   // (least recently used forgotten first) so a long run's finished rollouts do not pile up.
@@ -31,14 +33,14 @@ export async function buildEnvironmentServer<C, S, R>(
   });
 
   const seedSchema = z.looseObject(definition.seedFields ?? {});
-  app.post("/seed_session", async (request, reply) => {
+  app.post("/seed_session", carriesRollouts, async (request, reply) => {
     const row = parseOr422(seedSchema, request.body ?? {}) as SeedInput<any>;
     const result = definition.seedSession ? await definition.seedSession(row, contextOf(request)) : undefined;
     return sendJson(reply, result ?? {});
   });
 
   const verifySchema = VerifyRequest.extend(definition.rowFields ?? {});
-  app.post("/verify", async (request, reply) => {
+  app.post("/verify", carriesRollouts, async (request, reply) => {
     const verifyRequest = parseOr422(verifySchema, request.body) as VerifyInput<any>;
     const result = await definition.verify(verifyRequest, contextOf(request));
     if (typeof result?.reward !== "number" || !Number.isFinite(result.reward)) {
@@ -49,7 +51,7 @@ export async function buildEnvironmentServer<C, S, R>(
     return sendJson(reply, { ...verifyRequest, ...result });
   });
 
-  app.post("/aggregate_metrics", async (request, reply) => {
+  app.post("/aggregate_metrics", carriesRollouts, async (request, reply) => {
     const { verify_responses } = parseOr422(AggregateMetricsRequest, request.body);
     const result = definition.aggregateMetrics
       ? await definition.aggregateMetrics(verify_responses, {

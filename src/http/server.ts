@@ -1,13 +1,17 @@
-// The one HTTP server factory every Gymkit server (head, environment, agent, model) is built with:
-// health at `GET /`, a body limit large enough for rollouts carrying token ids, FastAPI-compatible
-// 422s, error handling that answers 500 and never takes the process down, and session cookies.
+// The one HTTP server factory every Gymkit server (head, environment, agent, model, sandbox, viewer)
+// is built with: health at `GET /`, per-route body limits (limits.ts) answered with a 413 naming the
+// limit, a deadline for receiving each request (slow clients are cut; slow answers are not), the
+// DNS-rebinding Host check (host_check.ts), a 400 for JSON nested too deep, FastAPI-compatible 422s,
+// error handling that answers 500 and never takes the process down, and session cookies.
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { jsonDepthBeyond, tooDeepMessage } from "../protocol/json_depth.js";
 import { HttpError, RequestValidationError } from "./errors.js";
 import { parseCookies, sessionCookie } from "./cookies.js";
+import { hostAllowed, hostRefusedMessage } from "./host_check.js";
+import { BODY_LIMIT_ENV, formatBytes, requestTimeoutMs, rolloutBodyLimit, SMALL_BODY_LIMIT } from "./limits.js";
 
-/** Rollouts with token ids for long multi-turn conversations run to tens of MiB; Fastify's default is 1 MiB. */
-export const DEFAULT_BODY_LIMIT = 1024 * 1024 * 1024;
+export { rolloutBodyLimit, SMALL_BODY_LIMIT } from "./limits.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -19,7 +23,10 @@ declare module "fastify" {
 export interface ServerOptions {
   /** Instance name; names the session cookie so servers sharing a host do not clobber each other. */
   name: string;
+  /** Default body limit of this server's routes (a route may set its own); SMALL_BODY_LIMIT if omitted. */
   bodyLimit?: number;
+  /** Milliseconds to receive a whole request; `GYM_REQUEST_TIMEOUT_S` (60 s) if omitted. */
+  requestTimeoutMs?: number;
 }
 
 export interface ListenOptions {
@@ -32,31 +39,63 @@ export function sessionCookieName(serverName: string): string {
   return `gymkit___${serverName.replace(/[^A-Za-z0-9_.-]/g, "_")}`;
 }
 
+/** Node checks request deadlines on a timer, so a slow client is cut between timeout and timeout + this. */
+function deadlineCheckInterval(timeoutMs: number): number {
+  return Math.min(30_000, Math.max(250, Math.floor(timeoutMs / 4)));
+}
+
 export function createServer(options: ServerOptions): FastifyInstance {
+  const timeoutMs = options.requestTimeoutMs ?? requestTimeoutMs();
+  // Read once here, so a bad GYM_MAX_BODY_MB fails at start-up, not on the first large request.
+  const rolloutLimit = rolloutBodyLimit();
   const app = Fastify({
     logger: false,
-    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    bodyLimit: options.bodyLimit ?? SMALL_BODY_LIMIT,
     // Keep-alive clients (our own pool) reuse sockets; do not let idle ones pile up forever.
     keepAliveTimeout: 65_000,
     forceCloseConnections: true,
+    // Deadlines for *receiving* a request (headers, then the whole body): a client that never finishes
+    // sending is cut with a 408. Once a request has arrived, answering it may take as long as it takes
+    // (a rollout, an NDJSON stream); idle sockets are not timed out for the same reason.
+    requestTimeout: timeoutMs,
+    http: { headersTimeout: timeoutMs, requestTimeout: timeoutMs, connectionsCheckingInterval: deadlineCheckInterval(timeoutMs) },
   });
   const cookieName = sessionCookieName(options.name);
 
   // Plain JSON.parse: Fastify's default parser scans for prototype poisoning, which costs a few percent
   // per hop; we never merge request bodies into prototypes (spread and JSON.parse make own properties).
   // An empty body parses as undefined (NeMo Gym's argument-less tools accept one); routes decide.
+  // The body arrives as bytes and becomes text here, inside the try: no body can throw where nobody catches.
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
-    if (typeof body !== "string" || body.trim() === "") return done(null, undefined);
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) => {
+    const fail = (statusCode: number, message: string) => done(Object.assign(new Error(message), { statusCode }), undefined);
+    let text: string;
     try {
-      done(null, JSON.parse(body as string));
+      text = (body as Buffer).toString("utf8");
     } catch (error) {
-      const bad = new Error(`request body is not valid JSON: ${(error as Error).message}`) as Error & { statusCode: number };
-      bad.statusCode = 400;
-      done(bad, undefined);
+      return fail(413, `request body cannot be read as text: ${(error as Error).message}`);
+    }
+    if (text.trim() === "") return done(null, undefined);
+    // Deep nesting parses fine and then overflows the stack of every recursive walk after it (a 500).
+    if (jsonDepthBeyond(text) !== undefined) return fail(400, `request body is not acceptable: ${tooDeepMessage()}`);
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      fail(400, `request body is not valid JSON: ${(error as Error).message}`);
     }
   });
   app.decorateRequest("sessionId", "");
+
+  // First hook of every request, before any route or parser runs (see host_check.ts).
+  let boundAddress: string | undefined;
+  app.addHook("onRequest", async (request: FastifyRequest) => {
+    if (boundAddress === undefined) {
+      const address = app.server.address();
+      if (!address || typeof address === "string") return;
+      boundAddress = address.address;
+    }
+    if (!hostAllowed(boundAddress, request.headers.host)) throw new HttpError(403, hostRefusedMessage(request.headers.host));
+  });
   app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
     const existing = parseCookies(request.headers.cookie)[cookieName];
     request.sessionId = existing || randomUUID();
@@ -66,10 +105,18 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.get("/", async () => ({ status: "ok" }));
 
-  app.setErrorHandler((error: unknown, _request, reply) => {
+  app.setErrorHandler((error: unknown, request, reply) => {
     if (error instanceof RequestValidationError) return reply.code(422).send({ detail: error.detail });
     if (error instanceof HttpError) return reply.code(error.statusCode).send(error.body ?? { detail: error.message });
     const fastifyError = error as { statusCode?: number; message?: string; code?: string };
+    if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      const limit = request.routeOptions.bodyLimit ?? SMALL_BODY_LIMIT;
+      const knob = limit === rolloutLimit ? `; set ${BODY_LIMIT_ENV} (MiB) to raise it` : "";
+      // The connection stays open and the rest of the body is read and dropped (memory stays flat; the
+      // request deadline still bounds it): closing with unread data would reset the connection, and
+      // the client would lose this answer.
+      return reply.code(413).send({ detail: `request body is larger than the ${formatBytes(limit)} limit of ${request.method} ${request.routeOptions.url ?? request.url}${knob}` });
+    }
     if (fastifyError.statusCode && fastifyError.statusCode < 500) {
       // Body parse errors, too-large bodies: the client's fault, say so.
       return reply.code(fastifyError.statusCode).send({ detail: fastifyError.message ?? String(error) });

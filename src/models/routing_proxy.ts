@@ -12,7 +12,7 @@ import { z } from "zod";
 import { CallError, describeError, dispatcher, joinUrl, type RetryPolicy } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
 import { redactUrl, urlCredentials } from "../http/url_secrets.js";
-import { createServer } from "../http/server.js";
+import { createServer, rolloutBodyLimit } from "../http/server.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";
 import { opensRollout, ReplicaPool, ReplicasExhaustedError, serveReplicaStats } from "./replicas.js";
@@ -158,6 +158,8 @@ export async function buildRoutingProxy(name: string, config: RoutingProxyConfig
   app.route({
     method: ["GET", "POST", "PUT", "PATCH", "DELETE"],
     url: "/v1/*",
+    // Forwards model calls: conversations with token ids, as the model server takes them.
+    bodyLimit: rolloutBodyLimit(),
     handler: async (request, reply) => {
       const body = request.body;
       const requested = isObject(body) && typeof body.model === "string" ? body.model : undefined;

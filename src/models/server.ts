@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { HttpError, parseOr422 } from "../http/errors.js";
-import { createServer } from "../http/server.js";
+import { createServer, rolloutBodyLimit } from "../http/server.js";
 import { ResponsesCreateParams, type ResponseObject, ROLLOUT_HEADER, type RolloutRef } from "../protocol/index.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";
 import { Recorder } from "./recording.js";
@@ -56,8 +56,10 @@ export function buildModelServer(options: ModelServerOptions): FastifyInstance {
   const recorder = options.recordPath ? new Recorder(options.recordPath) : undefined;
   const app = createServer({ name: options.name });
   addOpenAIErrorBodies(app);
+  // A conversation with token ids of every earlier turn runs to tens of MiB.
+  const carriesRollouts = { bodyLimit: rolloutBodyLimit() };
 
-  app.post("/v1/responses", async (request, reply) => {
+  app.post("/v1/responses", carriesRollouts, async (request, reply) => {
     const params = parseOr422(ResponsesCreateParams, request.body);
     if (params.stream) throw new HttpError(400, STREAMING_UNSUPPORTED);
     const context = requestContext(request, reply);
@@ -66,7 +68,7 @@ export function buildModelServer(options: ModelServerOptions): FastifyInstance {
     return response;
   });
 
-  app.post("/v1/chat/completions", async (request, reply) => {
+  app.post("/v1/chat/completions", carriesRollouts, async (request, reply) => {
     if (!adapter.chatCompletions) {
       throw new HttpError(404, `${options.id} does not serve /v1/chat/completions; use POST /v1/responses`);
     }

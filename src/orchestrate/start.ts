@@ -28,6 +28,11 @@ export interface StartOptions {
   processPerServer?: boolean;
   /** The merged config, served by the head at `/global_config_dict_yaml` (secrets already hidden). */
   globalConfig?: unknown;
+  /**
+   * Told, one line each, when a `--process-per-server` child dies unexpectedly, is restarted, or is
+   * given up on. The CLI prints these; without it they go unseen.
+   */
+  onServerEvent?: (message: string) => void;
 }
 
 export interface RunningServers {
@@ -63,7 +68,7 @@ export function refResolver(urls: ReadonlyMap<string, string>, types: ReadonlyMa
 
 export async function startServers(specs: InstanceSpec[], options: StartOptions = {}): Promise<RunningServers> {
   const ordered = [...specs].sort((a, b) => START_ORDER.indexOf(a.type) - START_ORDER.indexOf(b.type));
-  const running = options.processPerServer ? await startChildren(ordered) : await startInProcess(ordered);
+  const running = options.processPerServer ? await startChildren(ordered, options.onServerEvent ?? (() => {})) : await startInProcess(ordered);
   const head = buildHeadServer(
     () => running.instances,
     () => options.globalConfig ?? {},
@@ -172,7 +177,16 @@ export interface ChildSpec {
 
 export const CHILD_ENTRY = join(PACKAGE_ROOT, "dist", "orchestrate", "instance_process.js");
 
-async function startChildren(specs: InstanceSpec[]): Promise<Started> {
+/** A child that dies is started again, but not more often than this within RESTART_WINDOW_MS. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+/**
+ * Ctrl-C reaches the children (same process group) as it reaches us, and they may exit before our own
+ * handler starts stopping them: an exit is judged only after this long, when a shutdown has begun.
+ */
+const EXIT_GRACE_MS = 500;
+
+async function startChildren(specs: InstanceSpec[], report: (message: string) => void): Promise<Started> {
   // Every port is fixed before any child starts, so each child knows where all the others will be.
   const placed = await Promise.all(
     specs.map(async (spec) => {
@@ -183,39 +197,74 @@ async function startChildren(specs: InstanceSpec[]): Promise<Started> {
   );
   const urls = Object.fromEntries(placed.map((p) => [p.spec.name, p.url]));
   const types = Object.fromEntries(placed.map((p) => [p.spec.name, p.spec.type]));
-  const children: ChildProcess[] = [];
-  const pids = new Map<string, number>();
+  /** The live child of each instance (a restarted one replaces its predecessor). */
+  const current = new Map<string, ChildProcess>();
+  let stopping = false;
   const stop = async () => {
-    await Promise.all(children.map((child) => stopChild(child)));
+    stopping = true;
+    await Promise.all([...current.values()].map((child) => stopChild(child)));
+  };
+  const launch = async ({ spec, host, port }: (typeof placed)[number]): Promise<ChildProcess> => {
+    const childSpec: ChildSpec = { instance: spec, host, port, urls, types };
+    // An IPC channel: it carries the spec in, and the child exits when it closes, so a dead parent
+    // never leaves orphans on ports.
+    const child = fork(CHILD_ENTRY, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    current.set(spec.name, child);
+    const ready = waitReady(child, spec.name);
+    // With a callback a closed channel is not an unhandled 'error': waitReady reports the exit.
+    child.send({ spec: childSpec }, () => {});
+    await ready;
+    return child;
   };
   try {
-    await Promise.all(
-      placed.map(async ({ spec, host, port }) => {
-        const childSpec: ChildSpec = { instance: spec, host, port, urls, types };
-        // An IPC channel: it carries the spec in, and the child exits when it closes, so a dead
-        // parent never leaves orphans on ports.
-        const child = fork(CHILD_ENTRY, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-        children.push(child);
-        pids.set(spec.name, child.pid ?? 0);
-        const ready = waitReady(child, spec.name);
-        // With a callback a closed channel is not an unhandled 'error': waitReady reports the exit.
-        child.send({ spec: childSpec }, () => {});
-        await ready;
-      }),
-    );
+    await Promise.all(placed.map(launch));
   } catch (error) {
     await stop();
     throw error;
   }
-  const instances = placed.map(({ spec, host, port, url }) => ({
+  const instances: InstanceInfo[] = placed.map(({ spec, host, port, url }) => ({
     name: spec.name,
     server_type: spec.type,
     implementation: spec.implementation,
     host,
     port,
     url,
-    pid: pids.get(spec.name) ?? 0,
+    pid: current.get(spec.name)?.pid ?? 0,
   }));
+
+  // Supervision: a child that dies on its own (a crash, the OOM killer) would leave its port dead and
+  // every rollout through it failing; start it again on the same port, and say so.
+  const supervise = (place: (typeof placed)[number], instance: InstanceInfo, child: ChildProcess, restarts: number[]) => {
+    child.once("exit", (code, signal) => setTimeout(() => onExit(code, signal), EXIT_GRACE_MS).unref());
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (stopping || current.get(place.spec.name) !== child) return;
+      const now = Date.now();
+      const recent = restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+      const how = signal ? `signal ${signal}` : `exit code ${code}`;
+      if (code === 0) {
+        // Children exit 0 only when told to (SIGTERM, SIGINT): someone stopped it on purpose.
+        report(`server "${place.spec.name}" (pid ${child.pid}) was stopped (${how}); not restarting it: ${place.url} stays down`);
+        return;
+      }
+      if (recent.length >= MAX_RESTARTS) {
+        report(`server "${place.spec.name}" (pid ${child.pid}) died (${how}) ${recent.length + 1} times within ${RESTART_WINDOW_MS / 1000} s; not restarting it: ${place.url} stays down`);
+        return;
+      }
+      report(`server "${place.spec.name}" (pid ${child.pid}) died unexpectedly (${how}); restarting it on ${place.url}`);
+      launch(place).then(
+        (next) => {
+          if (stopping) return void stopChild(next);
+          instance.pid = next.pid ?? 0;
+          report(`server "${place.spec.name}" is back on ${place.url} (pid ${instance.pid})`);
+          supervise(place, instance, next, [...recent, now]);
+        },
+        (error: unknown) => {
+          if (!stopping) report(`server "${place.spec.name}" could not be restarted: ${error instanceof Error ? error.message : String(error)}; ${place.url} stays down`);
+        },
+      );
+    };
+  };
+  placed.forEach((place, i) => supervise(place, instances[i]!, current.get(place.spec.name)!, []));
   return { instances, stop };
 }
 

@@ -18,6 +18,8 @@ import type { RunLimits, RunStatus } from "./types.js";
 export const SESSION_HEADER = "x-session-id";
 /** Longest timeout a caller may ask for, in seconds. */
 const MAX_TIMEOUT_S = 3600;
+/** Program text plus standard input: generous for generated code and test inputs, fixed. */
+export const EXECUTE_BODY_LIMIT = 16 * 1024 * 1024;
 
 const ExecuteRequest = z.looseObject({
   generated_code: z.string(),
@@ -85,7 +87,7 @@ export async function buildSandboxService(options: ServiceOptions): Promise<{ ap
 
   app.get("/health", async () => ({ status: "healthy", isolation: sandbox.isolation }));
 
-  app.post("/execute", async (request, reply) => {
+  app.post("/execute", { bodyLimit: EXECUTE_BODY_LIMIT }, async (request, reply) => {
     const body = parseOr422(ExecuteRequest, request.body);
     if (!isLanguage(body.language)) {
       throw new HttpError(400, "unsupported language", {
