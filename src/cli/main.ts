@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `gym`: the command line. Thin by design: it parses arguments and calls the modules that do the
 // work, imported lazily so that `gym --help` starts in milliseconds.
-import { Command, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { tuneHeap } from "../orchestrate/heap.js";
-import { fail, UsageError } from "./exit.js";
+import { EXIT, fail, UsageError } from "./exit.js";
 
 try {
   tuneHeap();
@@ -13,11 +13,20 @@ try {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+// Commander has already printed its message (with its "did you mean"); only the exit code is ours.
+// Explicit --help and --version exit 0; help shown because a command is missing is a usage error.
+function parserExit(error: CommanderError): never {
+  process.exit(error.exitCode === 0 ? 0 : EXIT.usage);
+}
+
 const program = new Command()
   .name("gym")
   .description("Gymkit: RL environments for language models, and scored rollouts from them (NeMo Gym compatible).")
   .version("0.1.0")
-  .showHelpAfterError("(run with --help for usage)");
+  .showHelpAfterError("(run with --help for usage)")
+  // Commander exits 1 on its own errors (unknown option or command, missing argument); every usage
+  // error exits 2, as the help says. Inherited by every command added below.
+  .exitOverride(parserExit);
 
 /** Options shared by every command that resolves a config. */
 function configOptions(command: Command): Command {
