@@ -90,7 +90,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   }
   const serverUrl = serverPort === undefined ? undefined : (options.modelUrl ?? `http://127.0.0.1:${serverPort}/v1`);
   const serverReadyS = nonNegativeNumber("--model-server-ready-timeout", options.modelServerReadyTimeout) ?? 900;
-  const resolved = await resolveCliConfig(overrides, serverUrl === undefined ? options : { ...options, modelUrl: serverUrl });
+  const resolved = await resolveCliConfig(overrides, serverUrl === undefined ? options : { ...options, modelUrl: serverUrl }, { command: "eval run" });
   const settings = resolved.config;
 
   const { input, output } = inputAndOutput(options, settings);

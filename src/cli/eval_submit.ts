@@ -102,7 +102,7 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   // resolve too).
   const selfHosted = options.modelServerCmd !== undefined && options.modelUrl === undefined;
   const standIn = selfHosted ? ["--model-url", "http://127.0.0.1:0/v1"] : [];
-  const resolved = await resolveCliConfig(overrides, selfHosted ? { ...options, modelUrl: standIn[1] } : options);
+  const resolved = await resolveCliConfig(overrides, selfHosted ? { ...options, modelUrl: standIn[1] } : options, { command: "eval submit" });
   const settings = resolved.config;
   const { input, output } = inputAndOutput(options, settings);
   const inputPath = resolvePath(input);
