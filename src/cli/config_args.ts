@@ -107,7 +107,7 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
     throw new ConfigError([...settingsError.problems, ...error.problems]);
   }
   if (settingsError) throw settingsError;
-  for (const warning of warnings) warn(warning);
+  for (const warning of [...warnings, ...validated.flatMap((instance) => instance.warnings ?? [])]) warn(warning);
   const resolved = { ...composed, instances: validated };
 
   const instances: InstanceSpec[] = resolved.instances.map((i) => ({ name: i.name, type: i.type, implementation: i.implementation, fields: i.fields, entrypoint: i.entrypoint }));
