@@ -104,6 +104,10 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   const standIn = selfHosted ? ["--model-url", "http://127.0.0.1:0/v1"] : [];
   const resolved = await resolveCliConfig(overrides, selfHosted ? { ...options, modelUrl: standIn[1] } : options, { command: "eval submit" });
   const settings = resolved.config;
+  // Each array task would collate the datasets again, into its own place: collate once with `eval run` instead.
+  if ((options as { split?: unknown }).split ?? settings.split) {
+    throw new UsageError("--split is not supported by gym eval submit: run `gym eval run --split S --limit 1` once to write <output stem>/preprocessed_datasets/S.jsonl, then submit with --input set to that file");
+  }
   const { input, output } = inputAndOutput(options, settings);
   const inputPath = resolvePath(input);
   const outputPath = resolvePath(output);
