@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KNOWN_SETTINGS, NO_EFFECT_PREFIXES, NO_EFFECT_SETTINGS, UNSUPPORTED_SETTINGS } from "../src/config/settings_keys.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
 import { readJsonlFile, runGym } from "./helpers/cli.js";
 
@@ -20,6 +21,18 @@ beforeAll(async () => {
 afterAll(async () => engine.close());
 
 describe("settings keys", () => {
+  it("the table gives each key exactly one treatment", () => {
+    const tables = [Object.keys(KNOWN_SETTINGS), Object.keys(NO_EFFECT_SETTINGS), Object.keys(UNSUPPORTED_SETTINGS)];
+    const all = tables.flat();
+    expect(new Set(all).size).toBe(all.length);
+    for (const [prefix] of NO_EFFECT_PREFIXES) expect(all.filter((key) => key.startsWith(prefix))).toEqual([]);
+    for (const readers of Object.values(KNOWN_SETTINGS)) expect(readers.length).toBeGreaterThan(0);
+    // The keys `eval run` reads today, and the two another change implements there.
+    for (const key of ["input_jsonl_fpath", "num_samples_in_parallel", "num_repeats", "responses_create_params", "agent_name", "resume_from_cache", "overwrite", "prompt_config", "split", "disable_aggregation"]) {
+      expect(KNOWN_SETTINGS[key]).toContain("eval run");
+    }
+  });
+
   it("refuses a mistyped key from the command line, naming it, its source and the nearest valid key", async () => {
     const result = await runGym([...resolveArgs(), "+num_repeat=3"]);
     expect(result.code).toBe(2);
