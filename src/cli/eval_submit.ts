@@ -18,6 +18,7 @@ import {
   type SlurmResources,
 } from "../orchestrate/slurm.js";
 import { engineUrls } from "../orchestrate/readiness.js";
+import { parseOverride, readsSetting } from "../config/index.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { inputAndOutput, nonNegativeNumber, parseFailureLimit, positiveInt } from "./eval_run.js";
 import { UsageError } from "./exit.js";
@@ -144,7 +145,12 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     extra: options.sbatchArg,
   };
   const dir = resolvePath(options.dir ?? join(dirname(outputPath), `${basename(outputPath, extname(outputPath))}_slurm`));
-  const configArgs = [...forwardedArgs(command, options, CONFIG_OPTIONS), ...standIn, ...overrides];
+  // The merge job resolves the same config, without the run settings it would only warn about.
+  const runOnly = (override: string) => {
+    const key = parseOverride(override).path[0] ?? "";
+    return readsSetting("eval run", key) && !readsSetting("eval aggregate", key);
+  };
+  const configArgs = [...forwardedArgs(command, options, CONFIG_OPTIONS), ...standIn, ...overrides.filter((override) => !runOnly(override))];
   const scripts = renderScripts({
     gym: GYM,
     cwd: process.cwd(),

@@ -22,5 +22,5 @@ export { nearest, didYouMean, listNames } from "./suggest.js";
 export type { Mapping, ConfigPath } from "./tree.js";
 export { checkSettings, settingKeys, interpolatedRoots } from "./check_settings.js";
 export type { SettingsCheckOptions } from "./check_settings.js";
-export { classifySetting, KNOWN_SETTINGS } from "./settings_keys.js";
+export { classifySetting, KNOWN_SETTINGS, readsSetting } from "./settings_keys.js";
 export type { ConfigCommand } from "./settings_keys.js";

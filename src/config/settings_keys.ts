@@ -111,3 +111,8 @@ export function classifySetting(key: string): SettingKind {
 export function settingNames(): string[] {
   return [...Object.keys(KNOWN_SETTINGS), ...Object.keys(NO_EFFECT_SETTINGS), ...Object.keys(UNSUPPORTED_SETTINGS)];
 }
+
+/** Whether `command` reads the settings key `key` (instances, and keys Gymkit does not know, are not settings it reads). */
+export function readsSetting(command: ConfigCommand, key: string): boolean {
+  return Object.hasOwn(KNOWN_SETTINGS, key) && KNOWN_SETTINGS[key]!.includes(command);
+}
