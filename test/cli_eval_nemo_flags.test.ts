@@ -155,6 +155,22 @@ describe("--split / split", () => {
     expect(readJsonlFile(join(project, "results", "train.jsonl"))).toHaveLength(3);
   });
 
+  it("applies a benchmark dataset's own prompt_config", async () => {
+    writeFileSync(join(project, "data", "bench.jsonl"), jsonl([{ city: "oslo", responses_create_params: { tools: [WEATHER_TOOL] } }]));
+    writeFileSync(join(project, "bench_prompt.yaml"), "user: 'Weather in {city}?'\n");
+    writeFileSync(
+      join(project, "bench.yaml"),
+      "example_single_tool_call_simple_agent:\n  responses_api_agents:\n    simple_agent:\n      datasets:\n        - {name: weather_bench, type: benchmark, jsonl_fpath: data/bench.jsonl, prompt_config: bench_prompt.yaml, prepare_script: prepare.py}\n",
+    );
+    const result = await runGym(
+      ["eval", "run", "--config", "resources_servers/example_single_tool_call/configs/example_single_tool_call.yaml", "--config", "bench.yaml", ...model(), "--quiet", "--split", "benchmark", "-o", "results/bench.jsonl"],
+      { cwd: project, timeoutMs: 120_000 },
+    );
+    expect(result.code).toBe(0);
+    expect(readJsonlFile(join(project, "results", "bench.jsonl")).map((row) => row.reward)).toEqual([1]);
+    expect(chatMessages()[0]).toEqual([{ role: "user", content: "Weather in oslo?" }]);
+  });
+
   it("refuses a dataset file that is not there, a bad split, and an input named as well", async () => {
     const missing = await splitRun(["--split", "benchmark", "-o", "results/b.jsonl"]);
     expect(missing.code).toBe(2);
