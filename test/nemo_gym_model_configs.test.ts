@@ -42,6 +42,13 @@ describe("NeMo Gym's vllm_model.yaml", () => {
     expect(warnings).toEqual([expect.stringMatching(/^gym: warning: Instance `policy_model` \(responses_api_models\/vllm_model\) field `uses_interleaved_reasoning` \(from responses_api_models\/vllm_model\/configs\/vllm_model\.yaml\) has no effect in Gymkit/)]);
   });
 
+  it("hides credentials in default_headers when printing the config", async () => {
+    const result = await runGym(["env", "resolve", "--config", VLLM, ...modelFlags(), "++policy_model.responses_api_models.vllm_model.default_headers={Authorization: Bearer s3cret, X-Api-Key: k3y, X-Team-Tag: rl}"], { cwd: CHECKOUT });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(/s3cret|k3y/);
+    expect(result.stdout).toContain("X-Team-Tag: rl");
+  });
+
   it("runs rollouts whose every engine request carries default_headers and sampling_overrides", async () => {
     const output = join(dir, "vllm.jsonl");
     const result = await run(VLLM, output, [
