@@ -26,6 +26,14 @@ describe("an installed gymkit", () => {
     expect(tested.stdout).toContain("# pass 3");
   });
 
+  it("installs NeMo Gym's legacy entry points as bins that re-enter gym", async () => {
+    const version = await run(join(project, "node_modules", ".bin", "ng_version"), [], { cwd: project });
+    expect(version.stdout.trim()).toBe("0.1.0");
+    expect(version.stderr).toContain("`ng_version` is deprecated; use `gym --version` instead");
+    const help = await run(join(project, "node_modules", ".bin", "nemo_gym_help"), [], { cwd: project });
+    expect(help.stdout).toContain("Usage: gym");
+  });
+
   it("exports its public API to JavaScript, and nothing else by deep path", async () => {
     writeFileSync(
       join(project, "check.mjs"),

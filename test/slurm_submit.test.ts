@@ -46,7 +46,7 @@ describe("gym eval submit --dry-run", () => {
       [
         "eval", "submit", "--shards", "3", "--dry-run", ...model(), "-i", INPUT, "-o", output, "--num-repeats", "2", "--quiet",
         "--partition", "gpu", "--time", "01:30:00", "--cpus-per-task", "4", "--mem", "8G", "--sbatch-arg=--comment=two words",
-        "--max-parallel", "2", "+my_key=some value",
+        "--max-parallel", "2", "+agent_name=some value",
       ],
       { cwd: root },
     );
@@ -77,7 +77,7 @@ describe("gym eval submit --dry-run", () => {
     expect(array).toContain(`--shard "\${SLURM_ARRAY_TASK_ID}/3"`);
     expect(array).toMatch(/--resume\n$/);
     expect(array).toContain(`--input ${INPUT}`);
-    expect(array).toContain(`'+my_key=some value'`);
+    expect(array).toContain(`'+agent_name=some value'`);
     expect(merge).toContain("#SBATCH --kill-on-invalid-dep=yes");
     expect(merge).toContain(`exec ${process.execPath} ${GYM} eval aggregate \\\n`);
     expect(merge).toContain("--resources-server example_single_tool_call");

@@ -3,7 +3,7 @@
 import type { ServerRef } from "../protocol/index.js";
 import { environmentConfigPath, modelConfigPath, builtinIds } from "../orchestrate/registry.js";
 import type { InstanceSpec } from "../orchestrate/start.js";
-import { composeConfig, ConfigError, redactSecrets, validateConfig, type FlagOverride } from "../config/index.js";
+import { checkSettings, composeConfig, ConfigError, redactSecrets, validateConfig, type ConfigCommand, type FlagOverride } from "../config/index.js";
 import { didYouMean } from "../config/suggest.js";
 import { existsSync } from "node:fs";
 
@@ -45,6 +45,12 @@ export interface ResolveCliOptions {
    * never run a rollout, so an agent's unset `policy_model` is not an error.
    */
   environmentsOnly?: boolean;
+  /** The command reading the config: settings it does not read are reported when typed on its command line. */
+  command?: ConfigCommand;
+}
+
+function warn(message: string): void {
+  process.stderr.write(`gym: warning: ${message}\n`);
 }
 
 export async function resolveCliConfig(overrides: string[], options: CliConfigOptions, how: ResolveCliOptions = {}): Promise<CliConfig> {
@@ -83,7 +89,26 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
       if (!referenced.includes(`"name":"${name}"`)) delete composed.config[name];
     }
   }
-  const resolved = { ...composed, instances: await validateConfig(composed.config, { provenance: composed.provenance, allowUndefinedModels: how.environmentsOnly }) };
+  // Settings and instances are checked together, so one run reports every problem of the config.
+  const settingsCheck = { command: how.command, provenance: composed.provenance, referenced: composed.referenced };
+  let warnings: string[] = [];
+  let settingsError: ConfigError | undefined;
+  try {
+    warnings = checkSettings(composed.config, settingsCheck);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    settingsError = error;
+  }
+  let validated: Awaited<ReturnType<typeof validateConfig>>;
+  try {
+    validated = await validateConfig(composed.config, { provenance: composed.provenance, allowUndefinedModels: how.environmentsOnly });
+  } catch (error) {
+    if (!(error instanceof ConfigError) || !settingsError) throw error;
+    throw new ConfigError([...settingsError.problems, ...error.problems]);
+  }
+  if (settingsError) throw settingsError;
+  for (const warning of [...warnings, ...validated.flatMap((instance) => instance.warnings ?? [])]) warn(warning);
+  const resolved = { ...composed, instances: validated };
 
   const instances: InstanceSpec[] = resolved.instances.map((i) => ({ name: i.name, type: i.type, implementation: i.implementation, fields: i.fields, entrypoint: i.entrypoint }));
   let onlyAgentOfResourcesServer: string | undefined;

@@ -13,7 +13,7 @@ interface EnvStartOptions extends CliConfigOptions {
 export async function envStart(overrides: string[], options: EnvStartOptions): Promise<void> {
   const headPort = Number(options.headPort);
   if (!Number.isInteger(headPort) || headPort < 0 || headPort > 65535) throw new UsageError(`--head-port must be a port number, got ${options.headPort}`);
-  const resolved = await resolveCliConfig(overrides, options);
+  const resolved = await resolveCliConfig(overrides, options, { command: "env start" });
   if (resolved.instances.length === 0) throw new UsageError("the config defines no servers; pass --config FILE or --resources-server ID");
   const servers = await startServers(resolved.instances, {
     headHost: options.headHost,

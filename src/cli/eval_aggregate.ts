@@ -19,7 +19,7 @@ export async function evalAggregate(overrides: string[], options: AggregateOptio
   let servers: RunningServers | undefined;
   let aggregateUrlOf: ((agent: string) => string | undefined) | undefined;
   if (options.config.length > 0 || options.resourcesServer) {
-    const resolved = await resolveCliConfig(overrides, options, { environmentsOnly: true });
+    const resolved = await resolveCliConfig(overrides, options, { environmentsOnly: true, command: "eval aggregate" });
     servers = await startServers(resolved.instances, { headPort: 0 });
     const environments = resolved.instances.filter((i) => i.type === "resources_servers").map((i) => i.name);
     aggregateUrlOf = (agent) => {

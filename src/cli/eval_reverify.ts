@@ -21,7 +21,7 @@ interface ReverifyCliOptions extends CliConfigOptions {
 }
 
 export async function evalReverify(overrides: string[], options: ReverifyCliOptions): Promise<void> {
-  const resolved = await resolveCliConfig(overrides, options, { environmentsOnly: true });
+  const resolved = await resolveCliConfig(overrides, options, { environmentsOnly: true, command: "eval reverify" });
   const environments = resolved.instances.filter((i) => i.type === "resources_servers");
   if (environments.length === 0) throw new UsageError("no environment to verify with: pass --resources-server ID or a --config that defines one");
   const concurrency = Number(options.concurrency ?? resolved.config.num_samples_in_parallel ?? 16);

@@ -5,6 +5,8 @@ import { collect, type CollectSummary, type Progress } from "../collect/collect.
 import { formatPairs } from "../collect/accounting.js";
 import type { FailureLimit } from "../collect/engine.js";
 import { parseRepeatsSpec, parseShard } from "../collect/plan.js";
+import { loadPromptConfig } from "../collect/prompt_config.js";
+import { collateSplit, parseSplit, splitInputPath, type Split } from "../collect/split_input.js";
 import { closeDispatcher } from "../http/client.js";
 import { fetchInstances } from "../orchestrate/status.js";
 import { freePort, startServers, type RunningServers } from "../orchestrate/start.js";
@@ -32,6 +34,9 @@ interface EvalRunOptions extends CliConfigOptions {
   rolloutTimeout?: string;
   resume?: boolean;
   shard?: string;
+  promptConfig?: string;
+  split?: string;
+  disableAggregation?: boolean;
   modelReadyTimeout: string;
   modelServerCmd?: string;
   modelServerPort?: string;
@@ -76,6 +81,23 @@ export function inputAndOutput(options: { input?: string; output?: string }, set
   return { input, output };
 }
 
+/** With `split`, the input is the collated datasets file beside the output; naming an input too is a conflict. */
+function splitInputAndOutput(split: Split, options: { input?: string; output?: string }, settings: Record<string, unknown>): { input: string; output: string } {
+  const output = options.output ?? (settings.output_jsonl_fpath as string | undefined);
+  if (!output) throw new UsageError("no output file: pass --output FILE (or set output_jsonl_fpath in the config)");
+  const given = options.input !== undefined ? "--input" : settings.input_jsonl_fpath !== undefined ? "input_jsonl_fpath" : undefined;
+  if (given) throw new UsageError(`--split ${split} and ${given} both name the input; give one (--split reads the agents' ${split} datasets)`);
+  return { input: splitInputPath(output, split), output };
+}
+
+/** A boolean flag or config key (`+disable_aggregation=true`); anything but a boolean is a usage error. */
+function flagOrSetting(name: string, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === "boolean") return value;
+  if (value === "true" || value === "false") return value === "true";
+  throw new UsageError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
 function notice(message: string): void {
   process.stderr.write(`gym: ${message}\n`);
 }
@@ -90,10 +112,14 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   }
   const serverUrl = serverPort === undefined ? undefined : (options.modelUrl ?? `http://127.0.0.1:${serverPort}/v1`);
   const serverReadyS = nonNegativeNumber("--model-server-ready-timeout", options.modelServerReadyTimeout) ?? 900;
-  const resolved = await resolveCliConfig(overrides, serverUrl === undefined ? options : { ...options, modelUrl: serverUrl });
+  const resolved = await resolveCliConfig(overrides, serverUrl === undefined ? options : { ...options, modelUrl: serverUrl }, { command: "eval run" });
   const settings = resolved.config;
 
-  const { input, output } = inputAndOutput(options, settings);
+  const split = parseSplit(options.split ?? settings.split);
+  const { input, output } = split ? splitInputAndOutput(split, options, settings) : inputAndOutput(options, settings);
+  const promptPath = options.promptConfig ?? settings.prompt_config;
+  const prompt = promptPath === undefined || promptPath === null ? undefined : loadPromptConfig(resolvePath(String(promptPath)));
+  const disableAggregation = flagOrSetting("--disable-aggregation", options.disableAggregation ?? settings.disable_aggregation);
   const concurrency = positiveInt("--concurrency", options.concurrency ?? settings.num_samples_in_parallel ?? settings.concurrency) ?? 16;
   const repeats = parseRepeatsSpec(options.numRepeats ?? settings.num_repeats);
   const limit = positiveInt("--limit", options.limit ?? settings.limit);
@@ -114,6 +140,14 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   if (maxOutputTokens !== undefined) paramOverrides.max_output_tokens = maxOutputTokens;
 
   const defaultAgent = options.agent ?? (settings.agent_name as string | undefined) ?? resolved.onlyAgentOfResourcesServer;
+
+  if (split) {
+    const agents = resolved.instances
+      .filter((i) => i.type === "responses_api_agents")
+      .map((i) => ({ agent: i.name, datasets: ((resolved.config[i.name] as Record<string, Record<string, Record<string, unknown>>> | undefined)?.responses_api_agents?.[i.implementation])?.datasets }));
+    const rows = await collateSplit(agents, split, resolvePath(input), process.cwd());
+    notice(`--split ${split}: ${rows} rows from the agents' ${split} datasets, collated into ${input}`);
+  }
 
   let servers: RunningServers | undefined;
   let modelServer: ModelServer | undefined;
@@ -162,6 +196,8 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       paramOverrides,
       addSeed,
       shard,
+      prompt,
+      disableAggregation,
       rolloutTimeoutMs: rolloutTimeoutS ? rolloutTimeoutS * 1000 : undefined,
       // Stop early only when asked to; by default every rollout runs and failures decide the exit code.
       maxFailures: failuresGiven === undefined ? undefined : maxFailures,
@@ -171,6 +207,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       onNotice: notice,
     });
     printer.finish();
+    if (disableAggregation) notice("disable_aggregation: the environments' /aggregate_metrics was not called; run `gym eval aggregate` once every shard has finished for their metrics");
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

@@ -20,6 +20,7 @@ import {
 import { engineUrls } from "../orchestrate/readiness.js";
 import { exportProblem, hideSecrets, type JobSecrets } from "../orchestrate/slurm_secrets.js";
 import { redactUrl } from "../http/url_secrets.js";
+import { parseOverride, readsSetting } from "../config/index.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { inputAndOutput, nonNegativeNumber, parseFailureLimit, positiveInt } from "./eval_run.js";
 import { UsageError } from "./exit.js";
@@ -104,8 +105,12 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   // resolve too).
   const selfHosted = options.modelServerCmd !== undefined && options.modelUrl === undefined;
   const standIn = selfHosted ? ["--model-url", "http://127.0.0.1:0/v1"] : [];
-  const resolved = await resolveCliConfig(overrides, selfHosted ? { ...options, modelUrl: standIn[1] } : options);
+  const resolved = await resolveCliConfig(overrides, selfHosted ? { ...options, modelUrl: standIn[1] } : options, { command: "eval submit" });
   const settings = resolved.config;
+  // Each array task would collate the datasets again, into its own place: collate once with `eval run` instead.
+  if ((options as { split?: unknown }).split ?? settings.split) {
+    throw new UsageError("--split is not supported by gym eval submit: run `gym eval run --split S --limit 1` once to write <output stem>/preprocessed_datasets/S.jsonl, then submit with --input set to that file");
+  }
   const { input, output } = inputAndOutput(options, settings);
   const inputPath = resolvePath(input);
   const outputPath = resolvePath(output);
@@ -142,7 +147,12 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     extra: options.sbatchArg,
   };
   const dir = resolvePath(options.dir ?? join(dirname(outputPath), `${basename(outputPath, extname(outputPath))}_slurm`));
-  const configArgs = [...forwardedArgs(command, options, CONFIG_OPTIONS), ...standIn, ...overrides];
+  // The merge job resolves the same config, without the run settings it would only warn about.
+  const runOnly = (override: string) => {
+    const key = parseOverride(override).path[0] ?? "";
+    return readsSetting("eval run", key) && !readsSetting("eval aggregate", key);
+  };
+  const configArgs = [...forwardedArgs(command, options, CONFIG_OPTIONS), ...standIn, ...overrides.filter((override) => !runOnly(override))];
   // API keys and URL passwords reach the jobs through sbatch's environment, never the scripts.
   const secrets: JobSecrets = new Map();
   const runArgs = hideSecrets([...forwardedArgs(command, options), "--input", inputPath, ...overrides], secrets);

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `gym`: the command line. Thin by design: it parses arguments and calls the modules that do the
 // work, imported lazily so that `gym --help` starts in milliseconds.
-import { Command, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { tuneHeap } from "../orchestrate/heap.js";
-import { fail, UsageError } from "./exit.js";
+import { EXIT, fail, UsageError } from "./exit.js";
 
 try {
   tuneHeap();
@@ -13,11 +13,20 @@ try {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+// Commander has already printed its message (with its "did you mean"); only the exit code is ours.
+// Explicit --help and --version exit 0; help shown because a command is missing is a usage error.
+function parserExit(error: CommanderError): never {
+  process.exit(error.exitCode === 0 ? 0 : EXIT.usage);
+}
+
 const program = new Command()
   .name("gym")
   .description("Gymkit: RL environments for language models, and scored rollouts from them (NeMo Gym compatible).")
   .version("0.1.0")
-  .showHelpAfterError("(run with --help for usage)");
+  .showHelpAfterError("(run with --help for usage)")
+  // Commander exits 1 on its own errors (unknown option or command, missing argument); every usage
+  // error exits 2, as the help says. Inherited by every command added below.
+  .exitOverride(parserExit);
 
 /** Options shared by every command that resolves a config. */
 function configOptions(command: Command): Command {
@@ -90,6 +99,9 @@ Exit codes:
   .option("--rollout-timeout <s>", "deadline of one whole rollout in seconds (default: none; each call has its own 600 s)")
   .option("--resume", "continue a run: keep its results, repair a torn last line, run only what is missing")
   .option("--shard <i/n>", "run only the tasks of shard I of N (task index mod N); merge with `gym eval aggregate`")
+  .option("--prompt-config <path>", "a prompt YAML (`user`, optional `system` templates with {field} placeholders) that builds each row's responses_create_params.input from its fields (config key: prompt_config)")
+  .option("--split <split>", "input = the agents' `datasets:` of this type (train, validation or benchmark), collated into <output stem>/preprocessed_datasets/<split>.jsonl; instead of --input (config key: split)")
+  .option("--disable-aggregation", "do not call the environments' /aggregate_metrics (for shards merged later by `gym eval aggregate`); the collector's own statistics are still written (config key: disable_aggregation)")
   .option("--model-ready-timeout <s>", "how long the model endpoint may take to answer at start-up", "30")
   .option("--model-server-cmd <command>", "start this inference server (bash -c; {port} is replaced) for the run's lifetime, e.g. 'vllm serve Qwen/Qwen3-8B --port {port}'; policy_base_url becomes http://127.0.0.1:<port>/v1 unless --model-url is given; log: <output stem>_model_server.log")
   .option("--model-server-port <port>", "port for --model-server-cmd (default: a free one)")

@@ -47,7 +47,7 @@ export async function serve(overrides: string[], options: ServeOptions): Promise
     // Asked per request: servers behind the head may be restarted or added between trainer steps.
     agents = async () => agentsOf(await fetchInstances(headUrl));
   } else {
-    const resolved = await resolveCliConfig(overrides, options);
+    const resolved = await resolveCliConfig(overrides, options, { command: "serve" });
     if (!resolved.instances.some((i) => i.type === "responses_api_agents")) {
       throw new UsageError("the config defines no agent (responses_api_agents) to run rollouts with; pass --config FILE or --resources-server ID, or --head-url URL");
     }

@@ -9,6 +9,7 @@ import { readLedger, repairTornLine, type Ledger } from "./ledger.js";
 import { scanLines } from "./line_scan.js";
 import { pairKey } from "./lines.js";
 import { planRows, writePlan, type RepeatsSpec, type Shard } from "./plan.js";
+import type { PromptConfig } from "./prompt_config.js";
 import { siblingPaths } from "./paths.js";
 import { computeRunMetrics, type AgentMetricsSummary } from "./run_metrics.js";
 
@@ -27,6 +28,10 @@ export interface CollectOptions {
   paramOverrides?: Record<string, unknown>;
   addSeed?: boolean;
   shard?: Shard;
+  /** Builds each row's input from a prompt template (`prompt_config`). */
+  prompt?: PromptConfig;
+  /** Skip the environments' `/aggregate_metrics` (`disable_aggregation`); the collector's own statistics remain. */
+  disableAggregation?: boolean;
   /** Deadline of one whole rollout; undefined = none (each call the agent makes has its own). */
   rolloutTimeoutMs?: number;
   retry?: RetryPolicy;
@@ -182,12 +187,14 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
         paramOverrides: options.paramOverrides,
         addSeed: options.addSeed,
         shard: options.shard,
+        prompt: options.prompt,
       });
       for (const warning of plan.warnings) options.onNotice?.(warning);
       return plan.total;
     },
     execute: agentRunner(options.agentUrls, { retry: options.retry }),
     aggregateUrlOf: (agent) => {
+      if (options.disableAggregation) return undefined;
       const base = options.agentUrls.get(agent);
       return base ? joinUrl(base, "/aggregate_metrics") : undefined;
     },

@@ -5,9 +5,21 @@
 // beside, then renamed), so a resume can trust any plan it finds.
 import { closeSync, openSync, renameSync, writeSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
-import { readJsonl, JsonlError } from "./jsonl.js";
+import { readJsonl, JsonlError, type JsonlLine } from "./jsonl.js";
 import { Materializer } from "./materialize.js";
 import { resultLine } from "./lines.js";
+import { applyPrompt, type PromptConfig } from "./prompt_config.js";
+
+/**
+ * The input's lines, with the prompt config applied when there is one. The line's text stays the
+ * original, so task indices (identical input lines share one) do not depend on the prompt.
+ */
+async function* inputLines(options: PlanOptions): AsyncGenerator<JsonlLine> {
+  const prompt = options.prompt;
+  for await (const line of readJsonl(options.inputPath)) {
+    yield prompt ? { ...line, value: applyPrompt(prompt, line, options.inputPath) } : line;
+  }
+}
 
 export class PlanError extends Error {
   constructor(message: string) {
@@ -85,6 +97,8 @@ export interface PlanOptions {
   /** Put the rollout index into `responses_create_params.seed`. */
   addSeed?: boolean;
   shard?: Shard;
+  /** Builds each row's `responses_create_params.input` from its fields (`prompt_config`). */
+  prompt?: PromptConfig;
 }
 
 export interface Plan {
@@ -105,7 +119,7 @@ async function scanAgents(options: PlanOptions): Promise<Set<string>> {
   const agents = new Set<string>();
   const problems: string[] = [];
   let rows = 0;
-  for await (const line of readJsonl(options.inputPath)) {
+  for await (const line of inputLines(options)) {
     if (options.limit !== undefined && rows >= options.limit) break;
     rows++;
     try {
@@ -139,7 +153,7 @@ export async function writePlan(options: PlanOptions): Promise<Plan> {
   let total = 0;
   let rows = 0;
   try {
-    for await (const line of readJsonl(options.inputPath)) {
+    for await (const line of inputLines(options)) {
       if (options.limit !== undefined && rows >= options.limit) break;
       rows++;
       for (const row of materializer.expand(line)) {

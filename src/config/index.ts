@@ -20,3 +20,7 @@ export { redactSecrets, isSecretKey, REDACTED } from "./redact.js";
 export { toYaml } from "./to_yaml.js";
 export { nearest, didYouMean, listNames } from "./suggest.js";
 export type { Mapping, ConfigPath } from "./tree.js";
+export { checkSettings, settingKeys, interpolatedRoots } from "./check_settings.js";
+export type { SettingsCheckOptions } from "./check_settings.js";
+export { classifySetting, KNOWN_SETTINGS, readsSetting } from "./settings_keys.js";
+export type { ConfigCommand } from "./settings_keys.js";

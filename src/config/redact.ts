@@ -1,6 +1,7 @@
 // Hides secrets before a config is printed (`gym env resolve`, the head server's config dump).
 //
-// A key is secret when its last word is `token`, `secret(s)`, `password`/`passwd` or `apikey`, or it
+// A key is secret when its last word is `token`, `secret(s)`, `password`/`passwd`, `apikey`,
+// `authorization` or `cookie` (header names), or it
 // ends in `api_key` / `secret_key` / `private_key` / `access_key` (any case or separator:
 // `policy_api_key`, `OPENAI_API_KEY`, `hf_token`, `accessToken`, `client_secret`). Looking at the last
 // word rather than any substring keeps `max_output_tokens`, `tokenizer` and `return_tokens_as_token_ids`
@@ -14,7 +15,8 @@ import { isMapping } from "./tree.js";
 
 export const REDACTED = "***";
 
-const SECRET_WORDS = new Set(["token", "secret", "secrets", "password", "passwd", "apikey"]);
+// `authorization` and `cookie` are header names: engine headers (`default_headers`) carry credentials in them.
+const SECRET_WORDS = new Set(["token", "secret", "secrets", "password", "passwd", "apikey", "authorization", "cookie"]);
 const KEY_QUALIFIERS = new Set(["api", "secret", "private", "access"]);
 
 export function isSecretKey(key: string): boolean {

@@ -5,6 +5,7 @@
 // Composition is synchronous; only validation is async, because it loads implementations.
 import { existsSync } from "node:fs";
 import { join, resolve as resolvePath } from "node:path";
+import { interpolatedRoots } from "./check_settings.js";
 import { CONFIG_PATHS_KEY, configPathsOf, labelFor, loadConfigFiles, type BuiltinConfigResolver, type ConfigFile } from "./config_files.js";
 import { ConfigError, ProblemList } from "./errors.js";
 import { resolveInterpolations, type Environment } from "./interpolate.js";
@@ -49,6 +50,8 @@ export interface ComposedConfig {
   provenance: Provenance;
   /** Every config file loaded, absolute paths in merge order (env.yaml excluded). */
   files: string[];
+  /** Top-level keys some `${...}` refers to (before resolution): settings that are used as variables. */
+  referenced: Set<string>;
 }
 
 export interface ResolveOptions extends ComposeOptions {
@@ -93,7 +96,7 @@ export function composeConfig(options: ComposeOptions = {}): ComposedConfig {
   if (roots.length > 0) mergeInto(merged, { [CONFIG_PATHS_KEY]: roots }, rootsFrom, provenance);
 
   const config = resolveInterpolations(merged, provenance, options.env ?? process.env);
-  return { config, provenance, files: [...new Set(files.map((f) => f.path))] };
+  return { config, provenance, files: [...new Set(files.map((f) => f.path))], referenced: interpolatedRoots(merged) };
 }
 
 /** composeConfig, then validation of every instance against its implementation; throws ConfigError. */

@@ -26,6 +26,8 @@ export interface ResolvedInstance {
   source: string;
   /** Absolute path of the module of an implementation Gymkit does not ship (from `entrypoint`). */
   entrypoint?: string;
+  /** One line per field that was accepted but has no effect here (the implementation's noEffectFields). */
+  warnings?: string[];
 }
 
 /** The registry functions validation needs; tests inject small fakes. */
@@ -88,7 +90,13 @@ async function validateInstance(
   }
 
   const own: Mapping = {};
-  for (const [key, value] of Object.entries(rawFields)) if (!METADATA.has(key)) own[key] = value;
+  const warnings: string[] = [];
+  for (const [key, value] of Object.entries(rawFields)) {
+    if (METADATA.has(key)) continue;
+    const why = impl.noEffectFields && Object.hasOwn(impl.noEffectFields, key) ? impl.noEffectFields[key] : undefined;
+    if (why === undefined) own[key] = value;
+    else warnings.push(`Instance \`${name}\` (${type}/${id}) field \`${key}\`${from(key)} has no effect in Gymkit: ${why}.`);
+  }
   const parsed = impl.configSchema.safeParse(own);
   const placement = checkPlacement(rawFields, name, from);
   for (const problem of placement) problems.add(problem);
@@ -104,7 +112,15 @@ async function validateInstance(
   // host/port are metadata to the implementation but the orchestrator binds them.
   if (rawFields.host !== undefined) fields.host = rawFields.host;
   if (rawFields.port !== undefined) fields.port = rawFields.port;
-  return { name, type, implementation: id, fields, source: provenance.sourceOf([name]) ?? "unknown source", ...(entrypoint ? { entrypoint } : {}) };
+  return {
+    name,
+    type,
+    implementation: id,
+    fields,
+    source: provenance.sourceOf([name]) ?? "unknown source",
+    ...(entrypoint ? { entrypoint } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
 }
 
 /**

@@ -11,6 +11,8 @@ export interface EngineOptions {
   /** Base URLs including `/v1`; with several, each rollout sticks to one and fails over to the next. */
   baseUrls: string[];
   apiKey?: string | null;
+  /** Sent with every request to the engine (NeMo Gym's `default_headers`); they win over the bearer header. */
+  headers?: Readonly<Record<string, string>>;
   timeoutMs: number;
   retry: RetryPolicy;
   /** Implementation id, for error messages. */
@@ -28,11 +30,11 @@ export class Engine {
 
   constructor(readonly options: EngineOptions) {
     if (options.baseUrls.length === 0) throw new Error(`${options.label}: at least one base URL is required`);
-    this.pool = new ReplicaPool(options.baseUrls, {
-      label: options.label,
-      probeHeaders: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
-    });
+    this.headers = engineHeaders(options.apiKey, options.headers);
+    this.pool = new ReplicaPool(options.baseUrls, { label: options.label, probeHeaders: this.headers });
   }
+
+  private readonly headers: Record<string, string>;
 
   /** Base URLs in the order a call of `rollout` would try them now: its sticky replica first. */
   order(rollout: RolloutRef | null): string[] {
@@ -57,7 +59,7 @@ export class Engine {
     const result = await call(url, {
       method: "POST",
       body,
-      headers: this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {},
+      headers: this.headers,
       timeoutMs: this.options.timeoutMs,
       retry: NO_RETRY,
       ...(signal ? { signal } : {}),
@@ -83,7 +85,7 @@ export class Engine {
         const result = await call(url, {
           method: "POST",
           body,
-          headers: this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {},
+          headers: this.headers,
           timeoutMs: this.options.timeoutMs,
           retry: this.options.retry,
           ...(signal ? { signal } : {}),
@@ -104,6 +106,13 @@ export class Engine {
       `${this.options.label}: could not get an answer from the engine after ${this.options.retry.attempts} attempt(s) per URL: ${failures.join("; ")}`,
     );
   }
+}
+
+/** Bearer auth, then the configured headers (names lower-cased, so `Authorization` replaces the bearer one). */
+export function engineHeaders(apiKey: string | null | undefined, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
+  return headers;
 }
 
 /** The engine's own error message, from OpenAI (`error.message`), vLLM (`message`) or FastAPI (`detail`) bodies. */

@@ -14,6 +14,23 @@ export const EngineCallFields = {
   retry_backoff_s: z.number().nonnegative().default(0.5),
 };
 
+/** Header name → value; header names are case-insensitive, values must be strings. */
+export const HeadersField = z.record(z.string().min(1), z.string()).default({});
+
+/**
+ * A boolean that may arrive as the text of an environment variable (`${oc.env:VAR,false}` gives the
+ * string "false"), accepted as NeMo Gym's pydantic accepts it.
+ */
+export const BooleanText = z.union([z.boolean(), z.enum(["true", "false", "True", "False", "1", "0"]).transform((text) => text === "true" || text === "True" || text === "1")]);
+
+/**
+ * Sampling parameters put on every request to the engine, replacing what the caller sent (NeMo Gym
+ * vllm_model's `sampling_overrides`, 07d6b0d): applied last at every place a body for the engine is built.
+ */
+export function withSamplingOverrides<T extends Record<string, unknown>>(body: T, overrides: Record<string, unknown> | null | undefined): T {
+  return overrides ? { ...body, ...overrides } : body;
+}
+
 export interface EngineCallConfig {
   record_path?: string | null | undefined;
   request_timeout_s: number;

@@ -6,7 +6,7 @@ import type { ServerImplementation } from "../orchestrate/implementation.js";
 import { ResponseObject, type InputItem, type ResponsesCreateParams } from "../protocol/index.js";
 import { isContextLengthError } from "./context_length.js";
 import { Engine, engineError } from "./engine.js";
-import { EngineCallFields, retryPolicy } from "./engine_config.js";
+import { BooleanText, EngineCallFields, HeadersField, retryPolicy } from "./engine_config.js";
 import { emptyIncompleteResponse, emptyLengthChatCompletion } from "./response_object.js";
 import { buildModelServer, type ModelAdapter } from "./server.js";
 import { truncate } from "../http/client.js";
@@ -16,6 +16,13 @@ export const OpenAIModelConfig = z.strictObject({
   openai_base_url: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
   openai_api_key: z.string().default("dummy"),
   openai_model: z.string().min(1),
+  /** Headers sent with every request to the engine. */
+  openai_default_headers: HeadersField,
+  /**
+   * Remove `type: reasoning` items from the input before calling the engine: some endpoints fail on
+   * their own content-less reasoning items echoed back across tool turns (NeMo Gym 07d6b0d).
+   */
+  drop_input_reasoning_items: BooleanText.default(false),
   ...EngineCallFields,
 });
 export type OpenAIModelConfig = z.infer<typeof OpenAIModelConfig>;
@@ -31,10 +38,16 @@ function withoutTokenFields(input: ResponsesCreateParams["input"]): ResponsesCre
   });
 }
 
+function withoutReasoningItems(input: ResponsesCreateParams["input"]): ResponsesCreateParams["input"] {
+  if (typeof input === "string") return input;
+  return input.filter((item) => (item as { type?: unknown }).type !== "reasoning");
+}
+
 export function openaiAdapter(config: OpenAIModelConfig): ModelAdapter {
   const engine = new Engine({
     baseUrls: Array.isArray(config.openai_base_url) ? config.openai_base_url : [config.openai_base_url],
     apiKey: config.openai_api_key,
+    headers: config.openai_default_headers,
     timeoutMs: config.request_timeout_s * 1000,
     retry: retryPolicy(config),
     label: ID,
@@ -43,7 +56,8 @@ export function openaiAdapter(config: OpenAIModelConfig): ModelAdapter {
     models: () => [config.openai_model],
 
     async createResponse(params, context) {
-      const body = { ...params, input: withoutTokenFields(params.input), model: config.openai_model };
+      const input = config.drop_input_reasoning_items ? withoutReasoningItems(params.input) : params.input;
+      const body = { ...params, input: withoutTokenFields(input), model: config.openai_model };
       const reply = await engine.post("/responses", body, context.rollout, context.signal);
       if (!reply.ok) {
         if (isContextLengthError(reply.status, reply.text)) return emptyIncompleteResponse(params, config.openai_model);

@@ -9,7 +9,7 @@ import { toChatRequest } from "./chat_request.js";
 import { firstChoice, fromChatCompletion, generationTokens, type TokenInfo } from "./chat_response.js";
 import { isContextLengthError } from "./context_length.js";
 import { Engine, engineError } from "./engine.js";
-import { EngineCallFields, retryPolicy } from "./engine_config.js";
+import { EngineCallFields, HeadersField, retryPolicy, withSamplingOverrides } from "./engine_config.js";
 import { emptyIncompleteResponse, emptyLengthChatCompletion } from "./response_object.js";
 import { buildModelServer, type ModelAdapter, type ModelRequestContext } from "./server.js";
 import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, type TokenTurnConfig } from "./token_turn.js";
@@ -27,6 +27,10 @@ export const VLLMModelConfig = z.strictObject({
   chat_template_kwargs: z.record(z.string(), z.unknown()).nullish(),
   /** Merged last into every Chat Completions body (engine-specific sampling knobs). */
   extra_body: z.record(z.string(), z.unknown()).nullish(),
+  /** Sampling parameters forced onto every request to the engine, replacing the caller's (e.g. {temperature: 1.0}). */
+  sampling_overrides: z.record(z.string(), z.unknown()).nullish(),
+  /** Headers sent with every request to the engine. */
+  default_headers: HeadersField,
   /**
    * On-policy token prompts: render the chat template here, keep the ids earlier calls saw and
    * sampled, and send token ids to vLLM's `/v1/completions` (see src/tokens/README.md). Implies
@@ -97,7 +101,7 @@ async function tokenPromptResponse(
   if (params.temperature != null) body.temperature = params.temperature;
   if (params.top_p != null) body.top_p = params.top_p;
   if (params.seed != null) body.seed = params.seed;
-  const reply = await engine.post("/completions", { ...body, ...config.extra_body }, context.rollout, context.signal);
+  const reply = await engine.post("/completions", withSamplingOverrides({ ...body, ...config.extra_body }, config.sampling_overrides), context.rollout, context.signal);
   if (!reply.ok) {
     if (isContextLengthError(reply.status, reply.text)) return emptyIncompleteResponse(params, config.model);
     throw engineError(ID, reply);
@@ -122,6 +126,7 @@ export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer):
   const engine = new Engine({
     baseUrls: Array.isArray(config.base_url) ? config.base_url : [config.base_url],
     apiKey: config.api_key,
+    headers: config.default_headers,
     timeoutMs: config.request_timeout_s * 1000,
     retry: retryPolicy(config),
     label: ID,
@@ -160,13 +165,16 @@ export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer):
 
     async createResponse(params, context) {
       if (turn) return tokenPromptResponse(engine, config, turn, params, context);
-      const chatBody = toChatRequest(params, {
-        model: config.model,
-        replaceDeveloperRoleWithSystem: config.replace_developer_role_with_system,
-        chatTemplateKwargs: config.chat_template_kwargs,
-        extraBody: config.extra_body,
-        returnTokenIds: config.return_token_id_information,
-      });
+      const chatBody = withSamplingOverrides(
+        toChatRequest(params, {
+          model: config.model,
+          replaceDeveloperRoleWithSystem: config.replace_developer_role_with_system,
+          chatTemplateKwargs: config.chat_template_kwargs,
+          extraBody: config.extra_body,
+          returnTokenIds: config.return_token_id_information,
+        }),
+        config.sampling_overrides,
+      );
       const reply = await engine.post("/chat/completions", chatBody, context.rollout, context.signal);
       if (!reply.ok) {
         if (isContextLengthError(reply.status, reply.text)) return emptyIncompleteResponse(params, config.model);
@@ -187,7 +195,7 @@ export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer):
     async chatCompletions(body, context) {
       const request: Record<string, unknown> = { ...body, model: config.model };
       if (config.chat_template_kwargs && request.chat_template_kwargs === undefined) request.chat_template_kwargs = config.chat_template_kwargs;
-      const reply = await engine.post("/chat/completions", { ...request, ...config.extra_body }, context.rollout, context.signal);
+      const reply = await engine.post("/chat/completions", withSamplingOverrides({ ...request, ...config.extra_body }, config.sampling_overrides), context.rollout, context.signal);
       if (reply.ok) return reply.json;
       if (isContextLengthError(reply.status, reply.text)) return emptyLengthChatCompletion(config.model);
       throw engineError(ID, reply);
@@ -199,6 +207,9 @@ const implementation: ServerImplementation<VLLMModelConfig> = {
   type: "responses_api_models",
   id: ID,
   configSchema: VLLMModelConfig,
+  noEffectFields: {
+    uses_interleaved_reasoning: "Gymkit always sends earlier reasoning back as a <think> prefix of the assistant message",
+  },
   async build({ name, config }) {
     // Loaded only when needed: the tokenizer library and a 150k vocabulary take ~0.5 s.
     const tokenizer = config.tokenizer_path ? (await import("../tokens/tokenizer.js")).loadTokenizer(config.tokenizer_path) : undefined;

@@ -19,6 +19,11 @@ export interface ServerImplementation<C = Record<string, unknown>> {
   id: string;
   /** Strict schema of the implementation's own fields (metadata keys are stripped before parsing). */
   configSchema: z.ZodType<C>;
+  /**
+   * Fields NeMo Gym's config of the same id has that mean nothing here: accepted with a warning
+   * (field → why), and removed before `configSchema` sees them.
+   */
+  noEffectFields?: Readonly<Record<string, string>>;
   /** Builds the server. It is not listening yet; the caller binds it. */
   build(context: InstanceContext<C>): Promise<FastifyInstance>;
 }
