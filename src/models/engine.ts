@@ -61,7 +61,7 @@ export class Engine {
     });
     if (result.status < 200 || result.status >= 300) {
       const retryable = result.status === 429 || result.status >= 500;
-      return { value: { ok: false, baseUrl, url, status: result.status, text: result.text }, retryable, detail: `${url} answered ${result.status}` };
+      return { value: { ok: false, baseUrl, url, status: result.status, text: result.text }, retryable, status: result.status, detail: `${url} answered ${result.status}` };
     }
     try {
       return { value: { ok: true, baseUrl, url, status: result.status, json: JSON.parse(result.text) }, retryable: false };
