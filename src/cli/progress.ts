@@ -100,7 +100,8 @@ export function formatProgress(p: Progress, retries?: RetryStats): string {
     .map(([agent, mean]) => `${printable(agent)}=${mean.toFixed(3)}`)
     .join(" ");
   const retried = retries && totalRetries(retries).retries > 0 ? `  ${describeRetries(retries, true)}` : "";
-  return `[gym] ${p.done}/${p.total} rollouts  ${rate.toFixed(1)}/s  ETA ${eta}  failed ${p.failed}${retried}  mean reward ${rewards || "-"}`;
+  const before = p.alreadyDone > 0 ? ` (${p.alreadyDone} done before this run)` : "";
+  return `[gym] ${p.done}/${p.total} rollouts${before}  ${rate.toFixed(1)}/s  ETA ${eta}  failed ${p.failed}${retried}  mean reward ${rewards || "-"}`;
 }
 
 /** E.g. `retried 1652 calls (5xx 1650, 429 2), 41.3 s lost`; the long form says what the time is. */
