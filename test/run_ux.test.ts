@@ -2,13 +2,16 @@
 // line and the summary (in one process and across a process per server), a heartbeat naming what is
 // in flight, the default whole-rollout deadline that really aborts the in-flight calls, and a resume
 // whose progress counts only its own work.
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../src/orchestrate/start.js";
 import { engineOf } from "./helpers/scope.js";
-import { readJsonlFile, REPO_ROOT, runGym, startGym, waitForOutput } from "./helpers/cli.js";
+import { displayWidth } from "../src/cli/text_width.js";
+import { shellQuote } from "../src/orchestrate/slurm.js";
+import { GYM, readJsonlFile, REPO_ROOT, runGym, startGym, waitForOutput } from "./helpers/cli.js";
 import type { FakeEngine } from "./doubles/fake_engine.js";
 
 const EXAMPLE = join(REPO_ROOT, "src", "environments", "example_single_tool_call", "data", "example.jsonl");
@@ -159,5 +162,68 @@ describe("--resume progress", () => {
     expect(progress.length).toBeGreaterThan(0);
     for (const line of progress) expect(line).toMatch(/^\[gym\] (9|10)\/10 rollouts \(8 done before this run\) /);
     expect(progress.at(-1)).toMatch(/^\[gym\] 10\/10 rollouts/);
+  });
+});
+
+describe("the live line on a real terminal (a pseudo-terminal from `script`)", () => {
+  /** What the terminal shows at the end, and every live line drawn on the way. */
+  function replay(text: string): { rows: string[]; drawn: string[] } {
+    const rows: string[] = [""];
+    const drawn: string[] = [];
+    // The terminal turns "\n" into "\r\n"; the printer clears a row with "\r" + ESC[2K.
+    // eslint-disable-next-line no-control-regex
+    for (const part of text.split(/(\r\x1b\[2K|\r?\n)/)) {
+      if (part === "\r\x1b[2K") rows[rows.length - 1] = "";
+      else if (part === "\n" || part === "\r\n") rows.push("");
+      else {
+        rows[rows.length - 1] += part;
+        if (part.startsWith("[gym]")) drawn.push(part);
+      }
+    }
+    return { rows, drawn };
+  }
+
+  it("fits the terminal's width with wide agent names, gives notices their own line, and leaves no line behind", async () => {
+    const engine = await engineOf({ delayMs: 700 });
+    const agent = "代理人_エージェント_🚀_agent";
+    const config = join(dir, "wide_agent.yaml");
+    writeFileSync(
+      config,
+      [
+        "example_single_tool_call:",
+        "  resources_servers:",
+        "    example_single_tool_call:",
+        "      domain: agent",
+        "      verified: false",
+        `${agent}:`,
+        "  responses_api_agents:",
+        "    simple_agent:",
+        "      resources_server: {type: resources_servers, name: example_single_tool_call}",
+        "      model_server: {type: responses_api_models, name: policy_model}",
+        "",
+      ].join("\n"),
+    );
+    const output = join(dir, "tty_out.jsonl");
+    const gym = [process.execPath, GYM, "eval", "run", "--config", config, "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m"];
+    gym.push("-a", agent, "-i", writeInput("tty_in.jsonl", 6), "-o", output, "--concurrency", "2", "--heartbeat", "1");
+    const columns = 50;
+    const child = spawn("script", ["-qfec", `stty cols ${columns} rows 24; exec ${gym.map(shellQuote).join(" ")}`, "/dev/null"], { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    let text = "";
+    child.stdout.on("data", (d: Buffer) => (text += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code, text).toBe(0);
+    const { rows, drawn } = replay(text);
+    // The live line was drawn, never wider than the terminal (one column spare), with the agent's name.
+    expect(drawn.length).toBeGreaterThan(0);
+    for (const line of drawn) expect(displayWidth(line)).toBeLessThan(columns);
+    expect(drawn.at(-1)).toMatch(/^\[gym\] 6\/6 rollouts/);
+    // Heartbeats came while rollouts were slow, each on a line of its own, none glued to a live line.
+    const beats = rows.filter((r) => r.includes("no rollout finished"));
+    expect(beats.length).toBeGreaterThan(0);
+    for (const beat of beats) expect(beat).toMatch(/^gym: no rollout finished in the last/);
+    expect(beats.some((b) => b.includes(`agent ${agent}`))).toBe(true);
+    // Nothing of the live line is left on screen once the run is over.
+    expect(rows.filter((r) => r.includes("[gym]"))).toEqual([]);
+    expect(rows.join("\n")).toContain("6/6 rollouts succeeded, 0 failed");
   });
 });
