@@ -2,7 +2,10 @@
 // `/run` calls, and in the default one-process layout every server's calls too) plus those of the
 // other processes the servers run in (`--process-per-server`, or a head started elsewhere), each
 // asked once per process at `GET /retries`. Counters live as long as their process, so a run counts
-// what grew since its start.
+// what grew since its start. The limit: counters are per process, not per client, so with `--no-serve`
+// the retries of anyone else using the same servers during the run (another collector, a trainer
+// through `gym serve`) are counted too; and a server that is not Gymkit's (no `GET /retries`) is
+// reported as uncounted, not guessed.
 import { addRetryStats, emptyRetryStats, retryStats, retryStatsSince, RETRIES_PATH, type RetryStats } from "../http/retry_stats.js";
 import { callJson, joinUrl, NO_RETRY } from "../http/client.js";
 
