@@ -160,6 +160,6 @@ describe("messages", () => {
     const stats = emptyRetryStats();
     stats["5xx"] = { retries: 1652, lost_ms: 41_300 };
     stats["429"] = { retries: 2, lost_ms: 1_000 };
-    expect(describeRetries(stats)).toBe("retried 1654 calls (5xx 1652, 429 2); 42 s of call time lost to them (failed attempts and backoff)");
+    expect(describeRetries(stats)).toBe("retried 1654 calls (5xx 1652: 41 s, 429 2: 1.0 s); 42 s of call time lost to them (failed attempts and backoff)");
   });
 });

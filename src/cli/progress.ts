@@ -104,12 +104,13 @@ export function formatProgress(p: Progress, retries?: RetryStats): string {
   return `[gym] ${p.done}/${p.total} rollouts${before}  ${rate.toFixed(1)}/s  ETA ${eta}  failed ${p.failed}${retried}  mean reward ${rewards || "-"}`;
 }
 
-/** E.g. `retried 1652 calls (5xx 1650, 429 2), 41.3 s lost`; the long form says what the time is. */
+/** E.g. `retried 1652 (5xx 1650, 429 2; 41 s lost)`; the long form gives the time per class and says what it is. */
 export function describeRetries(stats: RetryStats, short = false): string {
   const { retries, lostMs } = totalRetries(stats);
-  const parts = RETRY_CLASSES.filter((name) => stats[name].retries > 0).map((name) => `${name} ${stats[name].retries}`);
+  const classes = RETRY_CLASSES.filter((name) => stats[name].retries > 0);
   const lost = formatDuration(lostMs);
-  if (short) return `retried ${retries} (${parts.join(", ")}; ${lost} lost)`;
+  if (short) return `retried ${retries} (${classes.map((name) => `${name} ${stats[name].retries}`).join(", ")}; ${lost} lost)`;
+  const parts = classes.map((name) => `${name} ${stats[name].retries}: ${formatDuration(stats[name].lost_ms)}`);
   return `retried ${retries} calls (${parts.join(", ")}); ${lost} of call time lost to them (failed attempts and backoff)`;
 }
 
