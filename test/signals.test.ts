@@ -126,28 +126,33 @@ describe.each(["SIGTERM", "SIGINT"] as const)("on %s", (signal) => {
 });
 
 describe("an idle gym env start", () => {
-  it("uses next to no CPU", async () => {
-    const child = startGym(["env", "start", "--resources-server", "example_single_tool_call", ...model(), "--head-port", "0"]);
-    try {
-      await waitForOutput(child, (text) => /head server:/.test(text), 60_000);
-      // Let start-up work (JIT, first timers) settle, then measure a quiet stretch.
-      await new Promise((r) => setTimeout(r, 1_000));
-      const ticks = () => {
-        const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-        // utime and stime: fields 14 and 15 of the whole line, 12 and 13 after the command name.
-        return Number(fields[11]) + Number(fields[12]);
-      };
-      const hz = 100;
-      const windowMs = 3_000;
-      const before = ticks();
-      await new Promise((r) => setTimeout(r, windowMs));
-      const used = (ticks() - before) / hz;
-      // A busy loop would use the whole window; an idle server a few hundredths of it.
-      expect(used).toBeLessThan((windowMs / 1000) * 0.2);
-    } finally {
-      await stopWith(child, "SIGTERM");
-    }
-  });
+  /** CPU time (s) used so far by `pid` (utime + stime; fields 14 and 15 of /proc/<pid>/stat). */
+  function cpuSeconds(pid: number): number {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  }
+
+  for (const layout of ["one process", "process per server"]) {
+    it(`uses next to no CPU (${layout})`, async () => {
+      const args = ["env", "start", "--resources-server", "example_single_tool_call", ...model(), "--head-port", "0"];
+      if (layout === "process per server") args.push("--process-per-server");
+      const child = startGym(args);
+      try {
+        await waitForOutput(child, (text) => /head server:/.test(text), 60_000);
+        // Let start-up work (JIT, first timers) settle, then measure a quiet stretch.
+        await new Promise((r) => setTimeout(r, 1_000));
+        const pids = [child.pid!, ...descendants(child.pid!)];
+        const used = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+        const windowS = 3;
+        const before = used();
+        await new Promise((r) => setTimeout(r, windowS * 1000));
+        // A busy loop would use the whole window per process; idle servers a few hundredths of it.
+        expect(used() - before).toBeLessThan(windowS * 0.2 * pids.length);
+      } finally {
+        await stopWith(child, "SIGTERM");
+      }
+    });
+  }
 });
 
 describe("usage", () => {
