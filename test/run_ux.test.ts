@@ -140,7 +140,7 @@ describe("no silent hangs", () => {
     }
     const bad = await runGym(["eval", "run", ...modelArgs(engine), "-i", writeInput("bad_timeout.jsonl", 1), "-o", join(dir, "bad_timeout_out.jsonl"), "--rollout-timeout", "soon"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe('gym: error: --rollout-timeout must be a number ≥ 0, got "soon"');
+    expect(bad.stderr.trim()).toBe('gym: error: --rollout-timeout must be a number of seconds ≥ 0 (0 or none: no deadline), got "soon"');
     const help = (await runGym(["eval", "run", "--help"])).stdout.replace(/\s+/g, " ");
     expect(help).toContain("default 3600");
     expect(help).toContain("0 or none: no deadline");

@@ -63,8 +63,9 @@ export function nonNegativeNumber(name: string, value: unknown): number | undefi
 export function rolloutTimeoutMs(value: unknown): number | undefined {
   if (value === undefined || value === null || value === "") return DEFAULT_ROLLOUT_TIMEOUT_S * 1000;
   if (typeof value === "string" && value.trim().toLowerCase() === "none") return undefined;
-  const seconds = nonNegativeNumber("--rollout-timeout", value);
-  return seconds ? seconds * 1000 : undefined;
+  const seconds = typeof value === "number" ? value : Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(`--rollout-timeout must be a number of seconds ≥ 0 (0 or none: no deadline), got ${JSON.stringify(value)}`);
+  return seconds > 0 ? seconds * 1000 : undefined;
 }
 
 /** After this long with no rollout finished, say what is in flight (`--heartbeat`). */
