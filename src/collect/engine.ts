@@ -3,7 +3,8 @@
 // outcome the moment it is known with one synchronous write — a success line to the output, or a
 // classified failure line to the failures log. Nothing per item is kept once it is written.
 // Callers that stream results elsewhere (the rollout service) receive each outcome through
-// `onOutcome` — the very line a file would get — with or without files.
+// `onOutcome` — the very line a file would get — with or without files. When nothing finishes for
+// `stallMs`, `onStall` hears what is in flight (oldest first), so a hang is never silent.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { CallError, describeError, truncate } from "../http/client.js";
 import { resultLine } from "./lines.js";
