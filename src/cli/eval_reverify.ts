@@ -5,7 +5,8 @@ import { reverify } from "../collect/reverify.js";
 import { callJson, closeDispatcher, joinUrl } from "../http/client.js";
 import { startServers } from "../orchestrate/start.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
-import { parseFailureLimit, reportCollection } from "./eval_run.js";
+import { RunRetries } from "../orchestrate/retry_totals.js";
+import { DEFAULT_HEARTBEAT_S, parseFailureLimit, reportCollection } from "./eval_run.js";
 import { UsageError } from "./exit.js";
 import { ProgressPrinter } from "./progress.js";
 
@@ -41,7 +42,8 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
       const name = (agent && resolved.agentEnvironments.get(agent)) || (agent && environments.some((e) => e.name === agent) ? agent : undefined) || only;
       return name ? { name, url: servers.urlOf(name) } : undefined;
     };
-    const printer = new ProgressPrinter({ quiet: options.quiet });
+    const retries = await RunRetries.start(servers.instances);
+    const printer = new ProgressPrinter({ quiet: options.quiet, retries: () => retries.current() });
     const summary = await reverify({
       rolloutsPath: resolvePath(options.rollouts),
       outputPath: resolvePath(options.output),
@@ -51,10 +53,12 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
       maxAttempts: options.maxAttempts === undefined ? undefined : Number(options.maxAttempts),
       resume: options.resume,
       onProgress: (p) => printer.update(p),
-      onNotice: (m) => process.stderr.write(`gym: ${m}\n`),
+      onNotice: (m) => printer.notice(m),
+      stallMs: DEFAULT_HEARTBEAT_S * 1000,
+      onStall: (stall) => printer.stall(stall),
     });
     printer.finish();
-    process.exitCode = reportCollection(summary, parseFailureLimit(options.maxFailures));
+    process.exitCode = reportCollection(summary, parseFailureLimit(options.maxFailures), { stats: retries.current(), uncounted: retries.uncounted });
   } finally {
     await servers.stop();
     await closeDispatcher();

@@ -1,13 +1,15 @@
 // `gym eval run`: resolve the config, start (or find) the servers, check the model answers, collect,
 // print the key metrics, stop, and exit with a code that says whether every rollout came back.
 import { resolve as resolvePath } from "node:path";
-import { collect, type CollectSummary, type Progress } from "../collect/collect.js";
+import { collect, DEFAULT_ROLLOUT_TIMEOUT_S, type CollectSummary, type Progress } from "../collect/collect.js";
 import { formatPairs } from "../collect/accounting.js";
 import type { FailureLimit } from "../collect/engine.js";
 import { parseRepeatsSpec, parseShard } from "../collect/plan.js";
 import { loadPromptConfig } from "../collect/prompt_config.js";
 import { collateSplit, parseSplit, splitInputPath, type Split } from "../collect/split_input.js";
 import { closeDispatcher } from "../http/client.js";
+import { totalRetries, type RetryStats } from "../http/retry_stats.js";
+import { RunRetries } from "../orchestrate/retry_totals.js";
 import { fetchInstances } from "../orchestrate/status.js";
 import { freePort, startServers, type RunningServers } from "../orchestrate/start.js";
 import { launchModelServer, type ModelServer } from "../orchestrate/model_server_process.js";
@@ -16,7 +18,7 @@ import { siblingPaths } from "../collect/paths.js";
 import { waitForModels } from "../orchestrate/readiness.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
-import { ProgressPrinter } from "./progress.js";
+import { describeRetries, ProgressPrinter } from "./progress.js";
 
 interface EvalRunOptions extends CliConfigOptions {
   input?: string;
@@ -32,6 +34,7 @@ interface EvalRunOptions extends CliConfigOptions {
   maxFailures?: string;
   maxAttempts?: string;
   rolloutTimeout?: string;
+  heartbeat?: string;
   resume?: boolean;
   shard?: string;
   promptConfig?: string;
@@ -60,6 +63,21 @@ export function nonNegativeNumber(name: string, value: unknown): number | undefi
   if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} must be a number ≥ 0, got ${JSON.stringify(value)}`);
   return n;
 }
+
+/** `--rollout-timeout S` in ms: a default unless given; `0` or `none` (only when asked) turns it off. */
+export function rolloutTimeoutMs(value: unknown): number | undefined {
+  if (value === undefined || value === null || value === "") return DEFAULT_ROLLOUT_TIMEOUT_S * 1000;
+  if (typeof value === "string" && value.trim().toLowerCase() === "none") return undefined;
+  const seconds = typeof value === "number" ? value : Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(`--rollout-timeout must be a number of seconds ≥ 0 (0 or none: no deadline), got ${JSON.stringify(value)}`);
+  return seconds > 0 ? seconds * 1000 : undefined;
+}
+
+/** After this long with no rollout finished, say what is in flight (`--heartbeat`). */
+export const DEFAULT_HEARTBEAT_S = 60;
+
+/** How often the retry counters of servers in other processes are asked for, for the live line. */
+const REMOTE_RETRIES_EVERY_MS = 5_000;
 
 /** `--max-failures N` or `N%`. */
 export function parseFailureLimit(value: unknown): FailureLimit {
@@ -98,10 +116,6 @@ function flagOrSetting(name: string, value: unknown): boolean {
   throw new UsageError(`${name} must be true or false, got ${JSON.stringify(value)}`);
 }
 
-function notice(message: string): void {
-  process.stderr.write(`gym: ${message}\n`);
-}
-
 export async function evalRun(overrides: string[], options: EvalRunOptions): Promise<void> {
   // A self-hosted server's port is fixed first: the policy's base URL (unless --model-url) points at it.
   let serverPort: number | undefined;
@@ -126,7 +140,8 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const failuresGiven = options.maxFailures ?? settings.max_failures;
   const maxFailures = parseFailureLimit(failuresGiven);
   const maxAttempts = positiveInt("--max-attempts", options.maxAttempts ?? settings.max_attempts) ?? 3;
-  const rolloutTimeoutS = nonNegativeNumber("--rollout-timeout", options.rolloutTimeout ?? settings.rollout_timeout);
+  const rolloutTimeout = rolloutTimeoutMs(options.rolloutTimeout ?? settings.rollout_timeout);
+  const heartbeatS = nonNegativeNumber("--heartbeat", options.heartbeat ?? settings.heartbeat) ?? DEFAULT_HEARTBEAT_S;
   const readyTimeoutS = nonNegativeNumber("--model-ready-timeout", options.modelReadyTimeout) ?? 30;
   const shard = parseShard(options.shard ?? (settings.shard as string | undefined));
   const addSeed = Boolean(options.numRepeatsAddSeed ?? settings.num_repeats_add_seed);
@@ -140,6 +155,11 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   if (maxOutputTokens !== undefined) paramOverrides.max_output_tokens = maxOutputTokens;
 
   const defaultAgent = options.agent ?? (settings.agent_name as string | undefined) ?? resolved.onlyAgentOfResourcesServer;
+
+  let retries: RunRetries | undefined;
+  // Made first, so every message of the run goes through it and never lands inside the live line.
+  const printer = new ProgressPrinter({ quiet: options.quiet, retries: () => retries?.current() });
+  const notice = (message: string) => printer.notice(message);
 
   if (split) {
     const agents = resolved.instances
@@ -167,6 +187,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   process.once("SIGTERM", onSignal);
 
   let summary: CollectSummary;
+  let remotePoll: NodeJS.Timeout | undefined;
   try {
     if (options.serve) {
       if (options.modelServerCmd !== undefined && serverPort !== undefined && serverUrl !== undefined) {
@@ -176,15 +197,21 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
         await modelServer.ready();
       }
       await waitForModels(resolved.instances, readyTimeoutS * 1000);
-      servers = await startServers(resolved.instances, { headPort: 0, processPerServer: options.processPerServer, globalConfig: resolved.redacted });
+      servers = await startServers(resolved.instances, { headPort: 0, processPerServer: options.processPerServer, globalConfig: resolved.redacted, onServerEvent: notice });
       agentUrls = new Map(servers.instances.filter((i) => i.server_type === "responses_api_agents").map((i) => [i.name, i.url]));
+      retries = await RunRetries.start(servers.instances);
     } else {
       const instances = await fetchInstances(options.headUrl);
       agentUrls = new Map(instances.filter((i) => i.server_type === "responses_api_agents").map((i) => [i.name, i.url]));
+      retries = await RunRetries.start(instances);
     }
     if (agentUrls.size === 0) throw new UsageError("the config defines no agent (responses_api_agents); add --resources-server ID or a config that defines one");
+    const running = retries;
+    if (running.remoteProcesses > 0) {
+      remotePoll = setInterval(() => void running.refresh(), REMOTE_RETRIES_EVERY_MS);
+      remotePoll.unref();
+    }
 
-    const printer = new ProgressPrinter({ quiet: options.quiet });
     summary = await collect({
       inputPath: resolvePath(input),
       outputPath: resolvePath(output),
@@ -198,26 +225,32 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       shard,
       prompt,
       disableAggregation,
-      rolloutTimeoutMs: rolloutTimeoutS ? rolloutTimeoutS * 1000 : undefined,
+      rolloutTimeoutMs: rolloutTimeout,
       // Stop early only when asked to; by default every rollout runs and failures decide the exit code.
       maxFailures: failuresGiven === undefined ? undefined : maxFailures,
       maxAttempts,
       resume: options.resume,
       onProgress: (p: Progress) => printer.update(p),
       onNotice: notice,
+      stallMs: heartbeatS * 1000,
+      onStall: (stall) => printer.stall(stall),
     });
     printer.finish();
     if (disableAggregation) notice("disable_aggregation: the environments' /aggregate_metrics was not called; run `gym eval aggregate` once every shard has finished for their metrics");
+    // The servers' counters as they stand at the end, before the servers stop.
+    if (running.remoteProcesses > 0) await running.refresh();
   } finally {
+    if (remotePoll) clearInterval(remotePoll);
+    printer.finish();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     await stopAll();
   }
-  process.exitCode = reportCollection(summary, maxFailures);
+  process.exitCode = reportCollection(summary, maxFailures, retries && { stats: retries.current(), uncounted: retries.uncounted });
 }
 
 /** Prints the outcome and key metrics; returns the exit code. */
-export function reportCollection(summary: CollectSummary, maxFailures: FailureLimit): number {
+export function reportCollection(summary: CollectSummary, maxFailures: FailureLimit, retries?: { stats: RetryStats; uncounted: number }): number {
   const out = process.stdout;
   const { accounting } = summary;
   for (const entry of summary.metrics) {
@@ -232,6 +265,11 @@ export function reportCollection(summary: CollectSummary, maxFailures: FailureLi
     `\n${accounting.succeeded}/${accounting.requested} rollouts succeeded, ${accounting.failed} failed${classes ? ` (${classes})` : ""}, in ${(summary.elapsedMs / 1000).toFixed(1)} s\n` +
       `rollouts: ${summary.paths.output}\nmetrics:  ${summary.paths.metrics}\n`,
   );
+  if (retries && (totalRetries(retries.stats).retries > 0 || retries.uncounted > 0)) {
+    // A run that only succeeded after many retries is not a healthy run: say so next to the count.
+    const uncounted = retries.uncounted > 0 ? `; the retries inside ${retries.uncounted} server process(es) could not be counted (no GET /retries)` : "";
+    out.write(`${totalRetries(retries.stats).retries > 0 ? describeRetries(retries.stats) : "no retried calls counted"}${uncounted}\n`);
+  }
   if (accounting.failed > 0) out.write(`failures: ${summary.paths.failures}\n`);
   out.write(`browse:   gym view --rollouts ${shellQuote(summary.paths.output)}\n`);
   let code: number = EXIT.ok;

@@ -22,7 +22,7 @@ import { exportProblem, hideSecrets, type JobSecrets } from "../orchestrate/slur
 import { redactUrl } from "../http/url_secrets.js";
 import { parseOverride, readsSetting } from "../config/index.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
-import { inputAndOutput, nonNegativeNumber, parseFailureLimit, positiveInt } from "./eval_run.js";
+import { inputAndOutput, nonNegativeNumber, parseFailureLimit, positiveInt, rolloutTimeoutMs } from "./eval_run.js";
 import { UsageError } from "./exit.js";
 
 interface EvalSubmitOptions extends CliConfigOptions {
@@ -124,9 +124,10 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   for (const [flag, key] of [["--concurrency", "concurrency"], ["--limit", "limit"], ["--max-attempts", "maxAttempts"], ["--max-output-tokens", "maxOutputTokens"], ["--model-server-port", "modelServerPort"]] as const) {
     positiveInt(flag, options[key]);
   }
-  for (const [flag, key] of [["--temperature", "temperature"], ["--top-p", "topP"], ["--rollout-timeout", "rolloutTimeout"], ["--model-ready-timeout", "modelReadyTimeout"], ["--model-server-ready-timeout", "modelServerReadyTimeout"]] as const) {
+  for (const [flag, key] of [["--temperature", "temperature"], ["--top-p", "topP"], ["--heartbeat", "heartbeat"], ["--model-ready-timeout", "modelReadyTimeout"], ["--model-server-ready-timeout", "modelServerReadyTimeout"]] as const) {
     nonNegativeNumber(flag, options[key]);
   }
+  rolloutTimeoutMs(options.rolloutTimeout ?? settings.rollout_timeout);
   // `eval aggregate` finds the shards by a glob that understands `*` and `?` only in the file name.
   if (/[*?]/.test(outputPath)) throw new UsageError(`--output must not contain * or ?: the merge finds the shards by the glob ${shardGlob(outputPath)}`);
   const stale = staleShards(outputPath, shards);

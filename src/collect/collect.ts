@@ -4,16 +4,24 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { call, CallError, joinUrl, truncate, type RetryPolicy } from "../http/client.js";
 import { accountFor, type Accounting } from "./accounting.js";
-import { runEngine, type Execute, type FailureLimit, type Progress, type WorkItem } from "./engine.js";
+import { runEngine, type Execute, type FailureLimit, type Progress, type Stall, type WorkItem } from "./engine.js";
 import { readLedger, repairTornLine, type Ledger } from "./ledger.js";
 import { scanLines } from "./line_scan.js";
-import { pairKey } from "./lines.js";
+import { pairKey, pairOfLine } from "./lines.js";
 import { planRows, writePlan, type RepeatsSpec, type Shard } from "./plan.js";
 import type { PromptConfig } from "./prompt_config.js";
 import { siblingPaths } from "./paths.js";
 import { computeRunMetrics, type AgentMetricsSummary } from "./run_metrics.js";
 
-export type { Progress } from "./engine.js";
+export type { Progress, Stall } from "./engine.js";
+
+/**
+ * The default deadline of one whole rollout. Without one, a wedged agent or tool holds its slot for
+ * the 24 h stop of the `/run` call below and a run looks alive while doing nothing. An hour is far
+ * beyond any healthy rollout of the shipped environments (each model call has its own 600 s stop),
+ * yet bounds a stuck one; long agentic rollouts raise it (or turn it off with 0).
+ */
+export const DEFAULT_ROLLOUT_TIMEOUT_S = 3600;
 
 export interface CollectOptions {
   inputPath: string;
@@ -32,7 +40,7 @@ export interface CollectOptions {
   prompt?: PromptConfig;
   /** Skip the environments' `/aggregate_metrics` (`disable_aggregation`); the collector's own statistics remain. */
   disableAggregation?: boolean;
-  /** Deadline of one whole rollout; undefined = none (each call the agent makes has its own). */
+  /** Deadline of one whole rollout; undefined = none (each call the agent makes has its own). Callers default it to DEFAULT_ROLLOUT_TIMEOUT_S. */
   rolloutTimeoutMs?: number;
   retry?: RetryPolicy;
   maxFailures?: FailureLimit;
@@ -41,6 +49,9 @@ export interface CollectOptions {
   resume?: boolean;
   onProgress?: (progress: Progress) => void;
   onNotice?: (message: string) => void;
+  /** See `onStall`: how long without a finished rollout before it is called. */
+  stallMs?: number;
+  onStall?: (stall: Stall) => void;
 }
 
 export interface CollectSummary {
@@ -56,24 +67,22 @@ export interface CollectSummary {
 /** A `/run` with no rollout deadline still gets a (very) long stop so a wedged agent cannot hang a run forever. */
 const NO_DEADLINE_CALL_TIMEOUT_MS = 24 * 3600 * 1000;
 
+/** Whether a pair already has a final outcome: a success, or a failure that will not be retried. */
+function isFinal(ledger: Ledger, key: number, maxAttempts: number): boolean {
+  if (ledger.successes.count(key) > 0) return true;
+  const failure = ledger.failures.get(key);
+  return failure !== undefined && (failure.terminal || failure.attempt + 1 >= maxAttempts);
+}
+
 /** Streams the plan, skipping pairs with a final outcome, and numbering re-attempts. */
-async function* pendingWork(planPath: string, ledger: Ledger | undefined, maxAttempts: number, skipped: { count: number }): AsyncGenerator<WorkItem> {
+async function* pendingWork(planPath: string, ledger: Ledger | undefined, maxAttempts: number): AsyncGenerator<WorkItem> {
   for await (const row of planRows(planPath)) {
     const key = pairKey(row._ng_task_index, row._ng_rollout_index);
     let attempt = 0;
     if (ledger) {
-      if (ledger.successes.count(key) > 0) {
-        skipped.count++;
-        continue;
-      }
+      if (isFinal(ledger, key, maxAttempts)) continue;
       const failure = ledger.failures.get(key);
-      if (failure) {
-        if (failure.terminal || failure.attempt + 1 >= maxAttempts) {
-          skipped.count++;
-          continue;
-        }
-        attempt = failure.attempt + 1;
-      }
+      if (failure) attempt = failure.attempt + 1;
     }
     yield { task: row._ng_task_index, rollout: row._ng_rollout_index, agent: row.agent_ref.name, attempt, row };
   }
@@ -106,6 +115,8 @@ export interface PlannedRunOptions {
   shardLabel?: string;
   onProgress?: (progress: Progress) => void;
   onNotice?: (message: string) => void;
+  stallMs?: number;
+  onStall?: (stall: Stall) => void;
 }
 
 /** Plan → (resume: read what is done) → run the rest → account from disk → metrics. */
@@ -117,6 +128,7 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
 
   let ledger: Ledger | undefined;
   let total: number;
+  let alreadyDone = 0;
   if (options.resume) {
     // Never delete results on --resume: without a plan (e.g. it was removed, or the run died while
     // planning) plan again from the input and count whatever results exist as done.
@@ -132,7 +144,13 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
     rmSync(paths.done, { force: true });
     ledger = await readLedger(paths.output, paths.failures);
     total = 0;
-    for (const _ of scanLines(paths.materialized)) total++;
+    // Counted up front (off each line's prefix, nothing parsed) so that from the first progress line
+    // on, the rate and ETA are this run's alone.
+    for (const { text } of scanLines(paths.materialized)) {
+      total++;
+      const pair = pairOfLine(text);
+      if (pair && isFinal(ledger, pairKey(pair[0], pair[1]), maxAttempts)) alreadyDone++;
+    }
   } else {
     for (const file of [paths.output, paths.failures, paths.metrics, paths.done]) rmSync(file, { force: true });
     total = await options.writePlan(paths.materialized);
@@ -140,17 +158,19 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
     writeFileSync(paths.output, "", { flag: "a" });
   }
 
-  const skipped = { count: 0 };
   const engine = await runEngine({
-    items: pendingWork(paths.materialized, ledger, maxAttempts, skipped),
+    items: pendingWork(paths.materialized, ledger, maxAttempts),
     execute: options.execute,
     outputPath: paths.output,
     failuresPath: paths.failures,
     concurrency: options.concurrency,
     total,
+    alreadyDone,
     deadlineMs: options.rolloutTimeoutMs,
     maxFailures: options.maxFailures,
-    onProgress: (p) => options.onProgress?.({ ...p, done: p.done + skipped.count }),
+    onProgress: options.onProgress,
+    stallMs: options.stallMs,
+    onStall: options.onStall,
   });
 
   const accounting = await accountFor(paths.materialized, await readLedger(paths.output, paths.failures));

@@ -3,7 +3,8 @@
 // outcome the moment it is known with one synchronous write — a success line to the output, or a
 // classified failure line to the failures log. Nothing per item is kept once it is written.
 // Callers that stream results elsewhere (the rollout service) receive each outcome through
-// `onOutcome` — the very line a file would get — with or without files.
+// `onOutcome` — the very line a file would get — with or without files. When nothing finishes for
+// `stallMs`, `onStall` hears what is in flight (oldest first), so a hang is never silent.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { CallError, describeError, truncate } from "../http/client.js";
 import { resultLine } from "./lines.js";
@@ -46,15 +47,33 @@ export interface EngineOptions {
   deadlineMs?: number;
   maxFailures?: FailureLimit;
   onProgress?: (progress: Progress) => void;
+  /** After this long with no item finishing, `onStall` is told what is in flight (again every as long); 0 or undefined = never. */
+  stallMs?: number;
+  onStall?: (stall: Stall) => void;
 }
 
 export interface Progress {
+  /** Finished, counting the `alreadyDone` of earlier runs. */
   done: number;
   total: number;
+  /** Of `done`, finished before this run (resume): not part of this run's rate. */
+  alreadyDone: number;
   failed: number;
   elapsedMs: number;
   meanReward: Record<string, number>;
 }
+
+/** What is in flight when nothing has finished for a while. */
+export interface Stall {
+  /** Since the last item finished (or the run started). */
+  quietMs: number;
+  inFlight: number;
+  /** The longest-running items first. */
+  oldest: Array<{ task: number; rollout: number; agent: string; ageMs: number }>;
+}
+
+/** How many of the oldest in-flight items a stall report names. */
+const STALL_SHOWN = 3;
 
 export interface EngineResult {
   succeeded: number;
@@ -108,6 +127,14 @@ export function classifyFailure(error: unknown): Failure {
   return { failureClass: "agent_error", terminal: false, message: describeError(error) };
 }
 
+function* take<K, V>(map: Map<K, V>, n: number): Generator<[K, V]> {
+  if (n <= 0) return;
+  for (const entry of map) {
+    yield entry;
+    if (--n <= 0) return;
+  }
+}
+
 function limitReached(failed: number, total: number, limit: FailureLimit | undefined): boolean {
   if (!limit) return false;
   if (limit.count !== undefined && failed > limit.count) return true;
@@ -125,10 +152,31 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
   const rewards = new Map<string, { sum: number; n: number }>();
   const iterator = options.items[Symbol.asyncIterator]();
 
+  // Insertion order is start order, so the first entries are the oldest.
+  const inFlight = new Map<WorkItem, number>();
+  let lastFinished = started;
+  let lastStallReport = started;
+  const stallTimer =
+    options.stallMs && options.onStall
+      ? setInterval(
+          () => {
+            const now = Date.now();
+            if (inFlight.size === 0 || now - lastFinished < options.stallMs! || now - lastStallReport < options.stallMs!) return;
+            lastStallReport = now;
+            const oldest = [...take(inFlight, STALL_SHOWN)].map(([item, since]) => ({ task: item.task, rollout: item.rollout, agent: item.agent, ageMs: now - since }));
+            options.onStall!({ quietMs: now - lastFinished, inFlight: inFlight.size, oldest });
+          },
+          Math.min(options.stallMs, 1_000),
+        )
+      : undefined;
+  // The check must never keep a finished process alive.
+  stallTimer?.unref();
+
   const progress = () =>
     options.onProgress?.({
       done: (options.alreadyDone ?? 0) + succeeded + failed,
       total: options.total,
+      alreadyDone: options.alreadyDone ?? 0,
       failed,
       elapsedMs: Date.now() - started,
       meanReward: Object.fromEntries([...rewards].map(([k, v]) => [k, v.n ? v.sum / v.n : 0])),
@@ -153,6 +201,7 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
     let outcome: Outcome | undefined;
     const controller = new AbortController();
     const timer = options.deadlineMs ? setTimeout(() => controller.abort(new DeadlineError(options.deadlineMs!)), options.deadlineMs) : undefined;
+    inFlight.set(item, Date.now());
     try {
       const reply = await options.execute(item, controller.signal);
       if (typeof reply._ng_failure_class === "string") {
@@ -178,6 +227,9 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
       if (limitReached(failed, options.total, options.maxFailures)) stoppedEarly = true;
     } finally {
       if (timer) clearTimeout(timer);
+      inFlight.delete(item);
+      lastFinished = Date.now();
+      lastStallReport = lastFinished;
       progress();
     }
     // Outside the try: a listener's own error must not turn a written success into a failure line.
@@ -194,6 +246,7 @@ export async function runEngine(options: EngineOptions): Promise<EngineResult> {
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
   } finally {
+    if (stallTimer) clearInterval(stallTimer);
     await iterator.return?.(undefined);
     if (outFd !== undefined) closeSync(outFd);
     if (failuresFd !== undefined) closeSync(failuresFd);

@@ -4,7 +4,7 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { call, CallError, joinUrl, truncate } from "../http/client.js";
 import { runPlanned, type CollectSummary } from "./collect.js";
-import type { FailureLimit, Progress, WorkItem } from "./engine.js";
+import type { FailureLimit, Progress, Stall, WorkItem } from "./engine.js";
 import { readJsonl, JsonlError } from "./jsonl.js";
 import { resultLine } from "./lines.js";
 
@@ -19,6 +19,8 @@ export interface ReverifyOptions {
   resume?: boolean;
   onProgress?: (progress: Progress) => void;
   onNotice?: (message: string) => void;
+  stallMs?: number;
+  onStall?: (stall: Stall) => void;
 }
 
 /** What the previous `/verify` added, or the collector wrote; the environment sets these afresh. */
@@ -79,5 +81,7 @@ export async function reverify(options: ReverifyOptions): Promise<CollectSummary
     resume: options.resume,
     onProgress: options.onProgress,
     onNotice: options.onNotice,
+    stallMs: options.stallMs,
+    onStall: options.onStall,
   });
 }

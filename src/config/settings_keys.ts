@@ -30,6 +30,7 @@ export const KNOWN_SETTINGS: Readonly<Record<string, readonly ConfigCommand[]>> 
   max_failures: RUN,
   max_attempts: RUN,
   rollout_timeout: RUN,
+  heartbeat: RUN,
   shard: ["eval run"],
   responses_create_params: RUN,
   agent_name: RUN,

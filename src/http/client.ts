@@ -4,6 +4,7 @@ import { EventEmitter } from "node:events";
 import { Agent, request, type Dispatcher } from "undici";
 import type { CookieJar } from "./cookies.js";
 import { redactUrl, redactUrlsIn, urlCredentials } from "./url_secrets.js";
+import { recordRetry, statusRetryClass, type RetryClass } from "./retry_stats.js";
 
 let sharedDispatcher: Agent | undefined;
 
@@ -127,8 +128,12 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
   const timeoutMs = options.timeoutMs ?? 600_000;
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   let lastError: CallError | undefined;
+  // The failed attempt a retry follows: its class and start, so the retry's cost can be counted.
+  let failed: { retryClass: RetryClass; startedAt: number } | undefined;
   for (let attempt = 0; attempt < policy.attempts; attempt++) {
     if (attempt > 0) await sleep(backoffMs(policy, attempt - 1), options.signal);
+    if (failed) recordRetry(failed.retryClass, Date.now() - failed.startedAt);
+    const startedAt = Date.now();
     const headers: Record<string, string> = { ...options.headers };
     if (target.authorization) {
       for (const name of Object.keys(headers)) if (name.toLowerCase() === "authorization") delete headers[name];
@@ -168,6 +173,7 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
         throw new CallError(`${shown()} did not answer within ${Math.round(timeoutMs / 1000)} s`, url, "timeout");
       }
       lastError = new CallError(`could not reach ${shown()}: ${describeError(error)}`, url, "connection");
+      failed = { retryClass: "connection", startedAt };
       continue;
     }
     let text: string;
@@ -175,12 +181,14 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
       text = await response.body.text();
     } catch (error) {
       lastError = new CallError(`${shown()}: connection lost while reading the reply: ${describeError(error)}`, url, "connection");
+      failed = { retryClass: "connection", startedAt };
       continue;
     }
     options.cookies?.update(response.headers["set-cookie"]);
     const result = { status: response.statusCode, text, headers: response.headers };
     if (isRetryableStatus(response.statusCode) && attempt + 1 < policy.attempts) {
       lastError = new CallError(`${shown()} answered ${response.statusCode}`, url, "status", response.statusCode, text);
+      failed = { retryClass: statusRetryClass(response.statusCode), startedAt };
       continue;
     }
     return result;

@@ -66,7 +66,7 @@ export class Engine {
     });
     if (result.status < 200 || result.status >= 300) {
       const retryable = result.status === 429 || result.status >= 500;
-      return { value: { ok: false, baseUrl, url: shown, status: result.status, text: result.text }, retryable, detail: `${shown} answered ${result.status}` };
+      return { value: { ok: false, baseUrl, url: shown, status: result.status, text: result.text }, retryable, status: result.status, detail: `${shown} answered ${result.status}` };
     }
     try {
       return { value: { ok: true, baseUrl, url: shown, status: result.status, json: JSON.parse(result.text) }, retryable: false };

@@ -7,6 +7,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { FastifyInstance } from "fastify";
 import { call, CallError, describeError, joinUrl, NO_RETRY, truncate, type RetryPolicy } from "../http/client.js";
 import { redactUrl } from "../http/url_secrets.js";
+import { recordRetry, statusRetryClass, type RetryClass } from "../http/retry_stats.js";
 import type { RolloutRef } from "../protocol/index.js";
 
 export interface ReplicaStats {
@@ -40,6 +41,8 @@ export interface Attempt<T> {
   retryable: boolean;
   /** What went wrong when `retryable`, for the error if the budget runs out. */
   detail?: string;
+  /** The HTTP status of a retryable answer (429 or 5xx), for the retry counters. */
+  status?: number;
 }
 
 export class ReplicasExhaustedError extends Error {
@@ -224,6 +227,8 @@ export class ReplicaPool {
     const failures: string[] = [];
     let previous: Replica | undefined;
     let attempts = 0;
+    // The attempt that just failed, so the one that follows it is counted as a retry with its cost.
+    let failed: { retryClass: RetryClass; startedAt: number } | undefined;
     for (;;) {
       const usable = this.replicas.filter((r) => left.get(r)! > 0);
       if (usable.length === 0) break;
@@ -231,6 +236,8 @@ export class ReplicaPool {
       const triedHere = budget - left.get(replica)!;
       // A retry on the same replica waits; moving to another one does not (it has not been tried).
       if (triedHere > 0) await sleep(backoffMs(retry, triedHere - 1), signal);
+      if (failed) recordRetry(failed.retryClass, Date.now() - failed.startedAt);
+      const startedAt = Date.now();
       if (previous && previous !== replica && failedHere.has(previous)) previous.failovers++;
       left.set(replica, left.get(replica)! - 1);
       attempts++;
@@ -242,6 +249,7 @@ export class ReplicaPool {
       } catch (error) {
         if (signal?.aborted || !(error instanceof CallError) || error.kind === "status") throw error;
         failures.push(error.message);
+        failed = { retryClass: error.kind === "timeout" ? "timeout" : "connection", startedAt };
         if (error.kind === "timeout") {
           replica.timeouts++;
           replica.lastError = truncate(error.message, 300);
@@ -266,6 +274,7 @@ export class ReplicaPool {
         return result.value;
       }
       replica.retryableErrors++;
+      failed = { retryClass: statusRetryClass(result.status ?? 500), startedAt };
       replica.lastError = truncate(result.detail ?? "retryable status", 300);
       failures.push(result.detail ?? `${redactUrl(replica.url)}: retryable status`);
       held.answer = { value: result.value };

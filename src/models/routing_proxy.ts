@@ -201,7 +201,7 @@ export async function buildRoutingProxy(name: string, config: RoutingProxyConfig
               throw new CallError(`${kind === "timeout" ? `${url} did not answer within ${config.request_timeout_s} s` : `could not reach ${url}`}: ${describeError(error)}`, url, kind);
             }
             const retryable = response.statusCode === 429 || response.statusCode >= 500;
-            return { value: response, retryable, detail: `${url} answered ${response.statusCode}` };
+            return { value: response, retryable, status: response.statusCode, detail: `${url} answered ${response.statusCode}` };
           },
           (response) => response.body.dump(),
         );

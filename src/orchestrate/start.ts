@@ -4,6 +4,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
+import { retryStats, RETRIES_PATH } from "../http/retry_stats.js";
 import { listen } from "../http/server.js";
 import { collectReplicaPools, serveReplicaStats } from "../models/replicas.js";
 import type { ServerRef, ServerType } from "../protocol/index.js";
@@ -134,10 +135,13 @@ async function startInProcess(specs: InstanceSpec[]): Promise<Started> {
 
 /**
  * Builds one instance. A model whose engine has replicas also answers `GET /replicas` with their
- * counters (what `gym env status --json` shows), and stops probing them when it closes.
+ * counters (what `gym env status --json` shows), and stops probing them when it closes. Every
+ * instance answers `GET /retries` with its process's retry counters, which a collector in another
+ * process adds to its own (see orchestrate/retry_totals.ts).
  */
 export async function buildInstance<C>(implementation: ServerImplementation<C>, context: InstanceContext<C>): Promise<FastifyInstance> {
   const { value: app, pools } = await collectReplicaPools(() => implementation.build(context));
+  if (!app.hasRoute({ method: "GET", url: RETRIES_PATH })) app.get(RETRIES_PATH, async () => ({ pid: process.pid, retries: retryStats() }));
   if (pools.length > 0) {
     serveReplicaStats(app, () => pools);
     app.addHook("onClose", async () => pools.forEach((pool) => pool.close()));

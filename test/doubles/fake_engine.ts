@@ -33,6 +33,10 @@ export interface FakeEngine {
   baseUrl: string;
   /** Every request body received, in order, with its path. */
   requests: Array<{ path: string; body: Record<string, unknown>; headers: http.IncomingHttpHeaders }>;
+  /** How many of each injected fault were served so far (see `faults`). */
+  faultsServed: { error: number; reset: number; hang: number };
+  /** Requests held open by a `hang` fault whose connection the client has not closed yet. */
+  hangingNow(): number;
   close(): Promise<void>;
 }
 
@@ -179,6 +183,7 @@ export async function startFakeEngine(options: FakeEngineOptions = {}): Promise<
   const requests: FakeEngine["requests"] = [];
   const random = options.faults ? seededRandom(options.faults.seed) : undefined;
   const hanging = new Set<http.ServerResponse>();
+  const faultsServed = { error: 0, reset: 0, hang: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -210,9 +215,16 @@ export async function startFakeEngine(options: FakeEngineOptions = {}): Promise<
       if (random && options.faults && (path.endsWith("/responses") || path.endsWith("/chat/completions"))) {
         const roll = random();
         const { error = 0, reset = 0, hang = 0 } = options.faults;
-        if (roll < error) return send(500, { error: { message: "injected fault: internal error" } });
-        if (roll < error + reset) return req.socket.destroy();
+        if (roll < error) {
+          faultsServed.error++;
+          return send(500, { error: { message: "injected fault: internal error" } });
+        }
+        if (roll < error + reset) {
+          faultsServed.reset++;
+          return req.socket.destroy();
+        }
         if (roll < error + reset + hang) {
+          faultsServed.hang++;
           hanging.add(res);
           res.on("close", () => hanging.delete(res));
           return;
@@ -245,6 +257,8 @@ export async function startFakeEngine(options: FakeEngineOptions = {}): Promise<
     url,
     baseUrl: `${url}/v1`,
     requests,
+    faultsServed,
+    hangingNow: () => hanging.size,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
