@@ -1,7 +1,8 @@
 // `gym eval run`: resolve the config, start (or find) the servers, check the model answers, collect,
 // print the key metrics, stop, and exit with a code that says whether every rollout came back.
 import { resolve as resolvePath } from "node:path";
-import { collect, type CollectSummary, type Progress } from "../collect/collect.js";
+import { collect, collectRunFiles, type CollectSummary, type Progress } from "../collect/collect.js";
+import { checkRunFiles } from "../collect/run_files.js";
 import { formatPairs } from "../collect/accounting.js";
 import type { FailureLimit } from "../collect/engine.js";
 import { parseRepeatsSpec, parseShard } from "../collect/plan.js";
@@ -31,6 +32,7 @@ interface EvalRunOptions extends CliConfigOptions {
   maxAttempts?: string;
   rolloutTimeout?: string;
   resume?: boolean;
+  overwrite?: boolean;
   shard?: string;
   modelReadyTimeout: string;
   modelServerCmd?: string;
@@ -65,6 +67,25 @@ export function parseFailureLimit(value: unknown): FailureLimit {
   const count = Number(text);
   if (!Number.isInteger(count) || count < 0) throw new UsageError(`--max-failures must be a count (e.g. 10) or a percentage (e.g. 2%), got ${text}`);
   return { count };
+}
+
+/** A yes/no setting from a flag or a config key (`++resume_from_cache=true`, or `true` in a YAML file). */
+export function booleanSetting(name: string, value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "boolean") return value;
+  if (value === "true" || value === "false") return value === "true";
+  throw new UsageError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+/**
+ * `--resume` / `--overwrite`, or NeMo Gym's `resume_from_cache` key (its `gym eval run --resume` sets
+ * it) and `overwrite`. Asking for both is a contradiction, not a choice to make silently.
+ */
+export function resumeAndOverwrite(options: { resume?: boolean; overwrite?: boolean }, settings: Record<string, unknown>): { resume: boolean; overwrite: boolean } {
+  const resume = options.resume ?? booleanSetting("resume_from_cache", settings.resume_from_cache) ?? false;
+  const overwrite = options.overwrite ?? booleanSetting("overwrite", settings.overwrite) ?? false;
+  if (resume && overwrite) throw new UsageError("--resume (resume_from_cache) and --overwrite contradict each other: resume keeps the earlier results, overwrite replaces them; pass one");
+  return { resume, overwrite };
 }
 
 /** The input and output files, from the flags or else the config (as NeMo Gym's keys name them). */
@@ -114,6 +135,12 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   if (maxOutputTokens !== undefined) paramOverrides.max_output_tokens = maxOutputTokens;
 
   const defaultAgent = options.agent ?? (settings.agent_name as string | undefined) ?? resolved.onlyAgentOfResourcesServer;
+  const { resume, overwrite } = resumeAndOverwrite(options, settings);
+
+  // Every file is checked before any server starts (the model server's log is one of the outputs).
+  const fileOptions = { inputPath: resolvePath(input), outputPath: resolvePath(output), limit, repeats, defaultAgent, paramOverrides, addSeed, shard, resume, overwrite };
+  const checkedFiles = collectRunFiles(fileOptions);
+  checkRunFiles(checkedFiles, notice);
 
   let servers: RunningServers | undefined;
   let modelServer: ModelServer | undefined;
@@ -152,21 +179,14 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
 
     const printer = new ProgressPrinter({ quiet: options.quiet });
     summary = await collect({
-      inputPath: resolvePath(input),
-      outputPath: resolvePath(output),
+      ...fileOptions,
+      checkedFiles,
       agentUrls,
       concurrency,
-      limit,
-      repeats,
-      defaultAgent,
-      paramOverrides,
-      addSeed,
-      shard,
       rolloutTimeoutMs: rolloutTimeoutS ? rolloutTimeoutS * 1000 : undefined,
       // Stop early only when asked to; by default every rollout runs and failures decide the exit code.
       maxFailures: failuresGiven === undefined ? undefined : maxFailures,
       maxAttempts,
-      resume: options.resume,
       onProgress: (p: Progress) => printer.update(p),
       onNotice: notice,
     });

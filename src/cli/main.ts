@@ -88,7 +88,8 @@ Exit codes:
   .option("--max-failures <n>", "failed rollouts tolerated (N or P%); past it the run stops early and exits 4 (default: run all, exit 4 on any failure)")
   .option("--max-attempts <n>", "attempts per rollout across --resume runs before its failure is final (default 3)")
   .option("--rollout-timeout <s>", "deadline of one whole rollout in seconds (default: none; each call has its own 600 s)")
-  .option("--resume", "continue a run: keep its results, repair a torn last line, run only what is missing")
+  .option("--resume", "continue a run: keep its results, repair a torn last line, run only what is missing (config key: resume_from_cache)")
+  .option("--overwrite", "replace the results of an earlier run with this output (without it, gym refuses to)")
   .option("--shard <i/n>", "run only the tasks of shard I of N (task index mod N); merge with `gym eval aggregate`")
   .option("--model-ready-timeout <s>", "how long the model endpoint may take to answer at start-up", "30")
   .option("--model-server-cmd <command>", "start this inference server (bash -c; {port} is replaced) for the run's lifetime, e.g. 'vllm serve Qwen/Qwen3-8B --port {port}'; policy_base_url becomes http://127.0.0.1:<port>/v1 unless --model-url is given; log: <output stem>_model_server.log")
@@ -134,6 +135,7 @@ configOptions(
   .option("--max-failures <n>", "failures tolerated (N or P%) before exit code 4")
   .option("--max-attempts <n>", "attempts per rollout across --resume runs (default 3)")
   .option("--resume", "continue an interrupted reverify")
+  .option("--overwrite", "replace an earlier output (without it, gym refuses to)")
   .option("--force", "re-verify even if an environment's reverify mode is not `stateless`")
   .addOption(new Option("--quiet", "no progress line").default(false))
   .action(async (overrides: string[], options) => (await import("./eval_reverify.js")).evalReverify(overrides, options));
@@ -146,6 +148,7 @@ configOptions(
   .requiredOption("--input-glob <glob>", "shard outputs, e.g. 'results/out-shard*.jsonl'")
   .requiredOption("-o, --output <path>", "the merged output")
   .option("--allow-partial", "merge shards that have no .done marker")
+  .option("--overwrite", "replace an earlier merged output (without it, gym refuses to)")
   .action(async (overrides: string[], options) => (await import("./eval_aggregate.js")).evalAggregate(overrides, options));
 
 evalCommand
@@ -154,6 +157,7 @@ evalCommand
   .requiredOption("--rollouts <path>", "a rollout file")
   .option("-o, --output <path>", "where to write the profile")
   .option("--pass-threshold <r>", "a rollout passes when reward ≥ this (default 1)")
+  .option("--overwrite", "replace an earlier profile (without it, gym refuses to)")
   .action(async (options) => (await import("./eval_aggregate.js")).evalProfile(options));
 
 evalCommand
@@ -162,6 +166,7 @@ evalCommand
   .requiredOption("--rollouts <path>", "rollouts collected with return_token_id_information: true")
   .requiredOption("--output <path>", "where to write the tokens JSONL")
   .option("--format <format>", "export format (only: tokens)", "tokens")
+  .option("--overwrite", "replace an earlier export (without it, gym refuses to)")
   .action(async (options) => (await import("../tokens/export_cli.js")).evalExport(options));
 
 configOptions(

@@ -6,6 +6,7 @@ import { listen } from "../http/server.js";
 import { isLanguage, programFor, type Language } from "../sandbox/languages.js";
 import { Sandbox, SandboxUnavailableError, type SandboxOptions } from "../sandbox/runner.js";
 import { buildSandboxService } from "../sandbox/service.js";
+import { checkReadableFile, fileErrorFrom, isFsError } from "../collect/file_errors.js";
 import { UsageError } from "./exit.js";
 
 interface ExecOptions {
@@ -35,11 +36,14 @@ function optionalInteger(flag: string, value: string | undefined): number | unde
   return number;
 }
 
-function readInput(path: string, what: string): string {
+function readInput(path: string): string {
+  // Checked first: reading a FIFO would block, and a folder or /proc/self/mem fails with a bare errno.
+  checkReadableFile(path);
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(error as Error).message}`);
+    if (isFsError(error)) throw fileErrorFrom(error, "read", path);
+    throw error;
   }
 }
 
@@ -57,8 +61,8 @@ export async function sandboxExec(file: string, options: ExecOptions): Promise<v
   const language: string = options.lang ?? (extname(file) === ".sh" ? "shell" : "python");
   if (!isLanguage(language)) throw new UsageError(`--lang must be python, shell or ipython, got ${language}`);
   const timeoutS = positiveNumber("--timeout", options.timeout);
-  const code = readInput(file, "the program");
-  const stdin = options.stdin === undefined ? "" : readInput(options.stdin, "--stdin");
+  const code = readInput(file);
+  const stdin = options.stdin === undefined ? "" : readInput(options.stdin);
   const sandbox = await createSandbox({ concurrency: 1, maxSessions: 1 });
   const result = await sandbox.run({ ...programFor(language as Language, code), stdin, limits: { wallMs: timeoutS * 1000 } });
   await sandbox.close();

@@ -3,7 +3,7 @@
 // the first validates every row and learns which agents it uses (so a bad `num_repeats` map is one
 // error before anything runs), the second writes the plan. The plan file appears atomically (written
 // beside, then renamed), so a resume can trust any plan it finds.
-import { closeSync, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { readJsonl, JsonlError } from "./jsonl.js";
 import { Materializer } from "./materialize.js";
@@ -134,26 +134,52 @@ export async function writePlan(options: PlanOptions): Promise<Plan> {
     knownAgents: options.knownAgents,
     paramOverrides: options.paramOverrides,
   });
-  const partial = `${options.planPath}.partial`;
-  const fd = openSync(partial, "w");
   let total = 0;
   let rows = 0;
-  try {
+  const tasks = new Set<number>();
+  await writeAtomically(options.planPath, async (write) => {
     for await (const line of readJsonl(options.inputPath)) {
       if (options.limit !== undefined && rows >= options.limit) break;
       rows++;
       for (const row of materializer.expand(line)) {
+        tasks.add(row._ng_task_index);
         if (options.shard && row._ng_task_index % options.shard.count !== options.shard.index) continue;
         if (options.addSeed) row.responses_create_params = { ...(row.responses_create_params as object), seed: row._ng_rollout_index };
-        writeSync(fd, resultLine(row._ng_task_index, row._ng_rollout_index, row));
+        write(resultLine(row._ng_task_index, row._ng_rollout_index, row));
         total++;
       }
     }
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(partial, options.planPath);
+    if (total === 0) throw new PlanError(emptyPlanMessage(options, rows, tasks.size));
+  });
   return { path: options.planPath, total, agents, warnings };
+}
+
+/** Why a plan came out empty, in the user's terms: an empty file, a --limit, or a shard with no task. */
+function emptyPlanMessage(options: PlanOptions, rows: number, tasks: number): string {
+  if (rows === 0) return `${options.inputPath} has no rows (no non-blank lines): there is nothing to run`;
+  const shard = options.shard!;
+  const limited = options.limit !== undefined ? ` within --limit ${options.limit}` : "";
+  return `shard ${shard.index}/${shard.count} gets no tasks: the input has ${tasks} task${tasks === 1 ? "" : "s"}${limited} and none has an index ≡ ${shard.index} (mod ${shard.count}); use at most ${tasks} shard${tasks === 1 ? "" : "s"}`;
+}
+
+/**
+ * Writes `path` through `<path>.partial`, renamed into place only when `fill` succeeds: a resume can
+ * trust any plan it finds, and a failure (bad line, empty input, full disk) leaves no partial file.
+ */
+export async function writeAtomically(path: string, fill: (write: (text: string) => void) => Promise<void>): Promise<void> {
+  const partial = `${path}.partial`;
+  const fd = openSync(partial, "w");
+  try {
+    try {
+      await fill((text) => writeSync(fd, text));
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(partial, path);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  }
 }
 
 /** Streams the rows of a plan file, in plan order. */
