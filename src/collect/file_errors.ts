@@ -23,7 +23,7 @@ const REASONS: Record<string, string> = {
   ENOSPC: "no space left on the disk",
   EDQUOT: "the disk quota is used up",
   EINVAL: "the operating system refused it as invalid for this kind of file",
-  EIO: "input/output error (the file cannot be read like a regular file)",
+  EIO: "input/output error, it cannot be read like a regular file",
   EBADF: "the file cannot be opened for this (it is not a regular file)",
   ENAMETOOLONG: "the path is too long",
   ELOOP: "too many symbolic links (a link loop?)",
@@ -128,7 +128,7 @@ export function unreadableReason(path: string): string | undefined {
     throw error;
   }
   if (stats.isDirectory()) return "it is a folder, not a file";
-  if (!stats.isFile()) return `it is ${kindOf(stats)}, not a regular file (gym reads its files more than once; save it to a file first)`;
+  if (!stats.isFile()) return `it is ${kindOf(stats)}, not a regular file; save its content to a file first`;
   let fd: number | undefined;
   try {
     fd = openSync(path, "r");
