@@ -262,6 +262,12 @@ describe("input with nothing to run, or too deep to handle", () => {
     expectRefused(result, "shard 6/8 gets no tasks: the input has 5 tasks", "use at most 5 shards");
   }, SLOW);
 
+  it("eval submit refuses more shards than tasks before submitting (each empty shard would fail its array task)", async () => {
+    const result = await runGym(["eval", "submit", "--shards", "8", "--dry-run", ...modelArgs(), "-i", input, "-o", path("wide/out.jsonl")]);
+    expectRefused(result, "--shards 8: 3 shard(s) would get no task (5, 6, 7; the input has 5 tasks)");
+    expect(existsSync(path("wide"))).toBe(false);
+  });
+
   it("an empty --rollouts file for reverify", async () => {
     const empty = path("empty_rollouts.jsonl");
     writeFileSync(empty, "");

@@ -7,7 +7,7 @@ import { runOutputs } from "../collect/run_files.js";
 import { basename, dirname, extname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { parseRepeatsSpec } from "../collect/plan.js";
+import { emptyShards, parseRepeatsSpec } from "../collect/plan.js";
 import {
   findOnPath,
   renderScripts,
@@ -130,6 +130,11 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     throw new UsageError("the config defines no agent (responses_api_agents); add --resources-server ID or a config that defines one");
   }
   parseRepeatsSpec(options.numRepeats ?? settings.num_repeats);
+  const { empty, tasks } = await emptyShards(inputPath, shards, positiveInt("--limit", options.limit ?? settings.limit));
+  if (empty.length > 0) {
+    const listed = empty.length > 10 ? `${empty.slice(0, 10).join(", ")}, …` : empty.join(", ");
+    throw new UsageError(`--shards ${shards}: ${empty.length} shard(s) would get no task (${listed}; the input has ${tasks} task${tasks === 1 ? "" : "s"}), and an empty shard fails its array task; use fewer shards`);
+  }
   parseFailureLimit(options.maxFailures ?? settings.max_failures);
   for (const [flag, key] of [["--concurrency", "concurrency"], ["--limit", "limit"], ["--max-attempts", "maxAttempts"], ["--max-output-tokens", "maxOutputTokens"], ["--model-server-port", "modelServerPort"]] as const) {
     positiveInt(flag, options[key]);

@@ -182,6 +182,27 @@ export async function writeAtomically(path: string, fill: (write: (text: string)
   }
 }
 
+/**
+ * The shards of `count` that no task of the input (within `limit`) falls into: a job array would run
+ * them only to fail on an empty plan, so `eval submit` refuses them before anything is submitted.
+ */
+export async function emptyShards(inputPath: string, count: number, limit?: number): Promise<{ empty: number[]; tasks: number }> {
+  const tasks = new Materializer({ file: inputPath, numRepeats: () => 1, knownAgents: new Set() });
+  const covered = new Set<number>();
+  const seen = new Set<number>();
+  let rows = 0;
+  for await (const line of readJsonl(inputPath)) {
+    if (limit !== undefined && rows >= limit) break;
+    rows++;
+    const task = tasks.taskOf(line);
+    seen.add(task);
+    covered.add(task % count);
+    // Every shard has a task: no need to read on.
+    if (covered.size === count) break;
+  }
+  return { empty: Array.from({ length: count }, (_, i) => i).filter((i) => !covered.has(i)), tasks: seen.size };
+}
+
 /** Streams the rows of a plan file, in plan order. */
 export async function* planRows(planPath: string): AsyncGenerator<Record<string, unknown> & { _ng_task_index: number; _ng_rollout_index: number; agent_ref: { type: string; name: string } }> {
   for await (const line of readJsonl(planPath)) yield line.value as never;
