@@ -313,7 +313,7 @@ describe("file errors: one line naming the path and the problem, exit 2", () => 
     execFileSync("mkfifo", [fifo]);
     expectRefused(await evalRun("-i", fifo, "-o", path("x.jsonl")), `cannot read ${fifo}: it is a FIFO (named pipe), not a regular file`);
     expectRefused(await evalRun("-i", input, "-o", "/dev/null"), "cannot write /dev/null: it is a device, not a regular file");
-    expectRefused(await runGym(["sandbox", "exec", fifo]), `cannot read ${fifo}: it is a FIFO`);
+    expectRefused(await runGym(["sandbox", "exec", fifo]), `cannot read the program ${fifo}: it is a FIFO`);
   }, SLOW);
 
   it.skipIf(process.getuid?.() === 0)("an unwritable output folder (skipped as root: root writes through permission bits)", async () => {
@@ -335,8 +335,9 @@ describe("file errors: one line naming the path and the problem, exit 2", () => 
     expectRefused(await runGym(["eval", "export", "--rollouts", dir, "--output", path("t.jsonl")]), `cannot read ${dir}: it is a folder`);
     expectRefused(await runGym(["view", "--rollouts", dir]), `cannot read ${dir}: it is a folder`);
     expectRefused(await runGym(["eval", "aggregate", "--input-glob", join(finished, "a*.jsonl"), "-o", path("m.jsonl")]), `${finished}/ is a regular file, not a folder`);
-    expectRefused(await runGym(["sandbox", "exec", path("nope.py")]), `cannot read ${path("nope.py")}: no such file`);
-    expectRefused(await runGym(["sandbox", "exec", dir]), `cannot read ${dir}: it is a folder`);
+    expectRefused(await runGym(["sandbox", "exec", path("nope.py")]), `cannot read the program ${path("nope.py")}: no such file`);
+    expectRefused(await runGym(["sandbox", "exec", "/proc/self/mem"]), "cannot read the program /proc/self/mem: input/output error");
+    expectRefused(await runGym(["sandbox", "exec", input, "--stdin", dir]), `cannot read --stdin ${dir}: it is a folder`);
   }, SLOW);
 
   it("nothing was left behind by the refusals above: no .partial file anywhere", () => {

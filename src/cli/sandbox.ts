@@ -36,13 +36,13 @@ function optionalInteger(flag: string, value: string | undefined): number | unde
   return number;
 }
 
-function readInput(path: string): string {
+function readInput(path: string, what: string): string {
   // Checked first: reading a FIFO would block, and a folder or /proc/self/mem fails with a bare errno.
-  checkReadableFile(path);
+  checkReadableFile(path, `${what} ${path}`);
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
-    if (isFsError(error)) throw fileErrorFrom(error, "read", path);
+    if (isFsError(error)) throw fileErrorFrom(error, "read", `${what} ${path}`);
     throw error;
   }
 }
@@ -61,8 +61,8 @@ export async function sandboxExec(file: string, options: ExecOptions): Promise<v
   const language: string = options.lang ?? (extname(file) === ".sh" ? "shell" : "python");
   if (!isLanguage(language)) throw new UsageError(`--lang must be python, shell or ipython, got ${language}`);
   const timeoutS = positiveNumber("--timeout", options.timeout);
-  const code = readInput(file);
-  const stdin = options.stdin === undefined ? "" : readInput(options.stdin);
+  const code = readInput(file, "the program");
+  const stdin = options.stdin === undefined ? "" : readInput(options.stdin, "--stdin");
   const sandbox = await createSandbox({ concurrency: 1, maxSessions: 1 });
   const result = await sandbox.run({ ...programFor(language as Language, code), stdin, limits: { wallMs: timeoutS * 1000 } });
   await sandbox.close();

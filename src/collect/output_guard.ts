@@ -1,6 +1,9 @@
 // The two rules that keep gym from destroying data: no file gym writes may be a file it reads (by
 // any spelling: symbolic links and hard links included), and no earlier result is replaced unless
 // the user said `--overwrite`. Every command that writes files runs these before it writes anything.
+// The refusal follows NeMo Gym's `gym eval reverify` (07d6b0d, nemo_gym/rollout_reverification.py:
+// an existing output or failures file is an error unless `overwrite`; `resume_from_cache` reuses it),
+// extended here to every command; a file that exists but is empty holds no result and is not refused.
 import { closeSync, existsSync, lstatSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { FileError } from "./file_errors.js";
 
