@@ -322,6 +322,12 @@ describe("file errors: one line naming the path and the problem, exit 2", () => 
     expectRefused(await evalRun("-i", input, "-o", join(locked, "x.jsonl")), `cannot write ${join(locked, "x.jsonl")}: permission denied`);
   }, SLOW);
 
+  it("eval submit --dir through a regular file, or under /proc (where a recursive mkdir would never return)", async () => {
+    const submit = (dirArg: string) => runGym(["eval", "submit", "--shards", "2", "--dry-run", ...modelArgs(), "-i", input, "-o", path("sd/out.jsonl"), "--dir", dirArg]);
+    expectRefused(await submit(join(finished, "slurm")), `cannot write --dir ${join(finished, "slurm")}: ${finished}/ is a regular file, not a folder`);
+    expectRefused(await submit("/proc/gym_slurm"), "cannot write --dir /proc/gym_slurm: it is inside /proc");
+  }, SLOW);
+
   it("--config files: missing, a folder, /proc/self/mem", async () => {
     expectRefused(await evalRun("-i", input, "-o", path("x.jsonl"), "--config", path("nope.yaml")), "nope.yaml", "does not exist");
     expectRefused(await evalRun("-i", input, "-o", path("x.jsonl"), "--config", dir), `Could not read config file ${dir}: it is a folder`);

@@ -162,6 +162,8 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     extra: options.sbatchArg,
   };
   const dir = resolvePath(options.dir ?? join(dirname(outputPath), `${basename(outputPath, extname(outputPath))}_slurm`));
+  // The scripts and logs/ go there: a file in the way, /proc (where Node's recursive mkdir never returns), … are named now.
+  checkWritableFile(join(dir, "logs", "shards.sbatch"), options.dir === undefined ? join(dir, "logs") : `--dir ${options.dir}`);
   // The merged output was checked above (refused if it holds a result and --overwrite is not given), so
   // the merge job may replace what it finds: at most its own earlier, interrupted attempt.
   const configArgs = [...forwardedArgs(command, options, CONFIG_OPTIONS), ...standIn, ...overrides];
