@@ -121,7 +121,7 @@ describe("gym eval submit --dry-run", () => {
 
     const missing = await runGym(["eval", "submit", "--shards", "2", ...model(), "-i", join(root, "nope.jsonl"), "-o", output]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(`input file not found: ${join(root, "nope.jsonl")}`);
+    expect(missing.stderr).toContain(`cannot read ${join(root, "nope.jsonl")}: no such file or folder`);
 
     const badNumber = await runGym(["eval", "submit", "--shards", "0", ...model(), "-i", INPUT, "-o", output, "--dry-run"]);
     expect(badNumber.code).toBe(2);

@@ -1,6 +1,6 @@
 // `gym eval aggregate` (merge shards) and `gym eval profile` (per-task reward statistics).
 import { resolve as resolvePath } from "node:path";
-import { mergeShards } from "../collect/merge.js";
+import { checkMergeFiles, mergeShards, type MergeOptions } from "../collect/merge.js";
 import { profileRewards } from "../collect/profile.js";
 import { closeDispatcher, joinUrl } from "../http/client.js";
 import { startServers, type RunningServers } from "../orchestrate/start.js";
@@ -12,9 +12,13 @@ interface AggregateOptions extends CliConfigOptions {
   inputGlob: string;
   output: string;
   allowPartial?: boolean;
+  overwrite?: boolean;
 }
 
 export async function evalAggregate(overrides: string[], options: AggregateOptions): Promise<void> {
+  const mergeOptions: MergeOptions = { inputGlob: options.inputGlob, outputPath: resolvePath(options.output), allowPartial: options.allowPartial, overwrite: options.overwrite };
+  // Files first: a refused output must not cost an environment start-up.
+  checkMergeFiles(mergeOptions);
   // With a config, the environments run so their own metrics (pass@k, …) are recomputed too.
   let servers: RunningServers | undefined;
   let aggregateUrlOf: ((agent: string) => string | undefined) | undefined;
@@ -28,7 +32,7 @@ export async function evalAggregate(overrides: string[], options: AggregateOptio
     };
   }
   try {
-    const summary = await mergeShards({ inputGlob: options.inputGlob, outputPath: resolvePath(options.output), allowPartial: options.allowPartial, metrics: { aggregateUrlOf } });
+    const summary = await mergeShards({ ...mergeOptions, metrics: { aggregateUrlOf } });
     const { accounting } = summary;
     process.stdout.write(
       `merged ${summary.shards.length} shards: ${accounting.succeeded}/${accounting.requested} rollouts succeeded, ${accounting.failed} failed\n` +
@@ -46,9 +50,10 @@ export async function evalAggregate(overrides: string[], options: AggregateOptio
   }
 }
 
-export async function evalProfile(options: { rollouts: string; output?: string; passThreshold?: string }): Promise<void> {
+export async function evalProfile(options: { rollouts: string; output?: string; passThreshold?: string; overwrite?: boolean }): Promise<void> {
   const summary = await profileRewards(resolvePath(options.rollouts), {
     outputPath: options.output ? resolvePath(options.output) : undefined,
+    overwrite: options.overwrite,
     passThreshold: options.passThreshold === undefined ? undefined : Number(options.passThreshold),
   });
   process.stdout.write(

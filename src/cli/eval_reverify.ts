@@ -1,12 +1,13 @@
 // `gym eval reverify`: start only the environments (and any model they use, e.g. a judge), check each
 // is safe to re-verify, and score stored rollouts again.
 import { resolve as resolvePath } from "node:path";
-import { reverify } from "../collect/reverify.js";
+import { reverify, reverifyRunFiles } from "../collect/reverify.js";
+import { checkRunFiles } from "../collect/run_files.js";
 import { callJson, closeDispatcher, joinUrl } from "../http/client.js";
 import { startServers } from "../orchestrate/start.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { RunRetries } from "../orchestrate/retry_totals.js";
-import { DEFAULT_HEARTBEAT_S, parseFailureLimit, reportCollection } from "./eval_run.js";
+import { DEFAULT_HEARTBEAT_S, parseFailureLimit, reportCollection, resumeAndOverwrite } from "./eval_run.js";
 import { UsageError } from "./exit.js";
 import { ProgressPrinter } from "./progress.js";
 
@@ -17,6 +18,7 @@ interface ReverifyCliOptions extends CliConfigOptions {
   maxFailures?: string;
   maxAttempts?: string;
   resume?: boolean;
+  overwrite?: boolean;
   force?: boolean;
   quiet: boolean;
 }
@@ -27,6 +29,11 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
   if (environments.length === 0) throw new UsageError("no environment to verify with: pass --resources-server ID or a --config that defines one");
   const concurrency = Number(options.concurrency ?? resolved.config.num_samples_in_parallel ?? 16);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a whole number ≥ 1, got ${options.concurrency}`);
+  const { resume, overwrite } = resumeAndOverwrite(options, resolved.config);
+  const fileOptions = { rolloutsPath: resolvePath(options.rollouts), outputPath: resolvePath(options.output), resume, overwrite };
+  // Before any server starts: the stored rollouts are never written, and no earlier output is replaced unasked.
+  const checkedFiles = reverifyRunFiles(fileOptions);
+  checkRunFiles(checkedFiles, (m) => process.stderr.write(`gym: ${m}\n`));
 
   const servers = await startServers(resolved.instances, { headPort: 0, globalConfig: resolved.redacted });
   try {
@@ -45,13 +52,12 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
     const retries = await RunRetries.start(servers.instances);
     const printer = new ProgressPrinter({ quiet: options.quiet, retries: () => retries.current() });
     const summary = await reverify({
-      rolloutsPath: resolvePath(options.rollouts),
-      outputPath: resolvePath(options.output),
+      ...fileOptions,
+      checkedFiles,
       environmentOf,
       concurrency,
       maxFailures: options.maxFailures === undefined ? undefined : parseFailureLimit(options.maxFailures),
       maxAttempts: options.maxAttempts === undefined ? undefined : Number(options.maxAttempts),
-      resume: options.resume,
       onProgress: (p) => printer.update(p),
       onNotice: (m) => printer.notice(m),
       stallMs: DEFAULT_HEARTBEAT_S * 1000,

@@ -1,7 +1,8 @@
 // `gym eval run`: resolve the config, start (or find) the servers, check the model answers, collect,
 // print the key metrics, stop, and exit with a code that says whether every rollout came back.
 import { resolve as resolvePath } from "node:path";
-import { collect, DEFAULT_ROLLOUT_TIMEOUT_S, type CollectSummary, type Progress } from "../collect/collect.js";
+import { collect, collectRunFiles, DEFAULT_ROLLOUT_TIMEOUT_S, type CollectSummary, type Progress } from "../collect/collect.js";
+import { checkRunFiles } from "../collect/run_files.js";
 import { formatPairs } from "../collect/accounting.js";
 import type { FailureLimit } from "../collect/engine.js";
 import { parseRepeatsSpec, parseShard } from "../collect/plan.js";
@@ -36,6 +37,7 @@ interface EvalRunOptions extends CliConfigOptions {
   rolloutTimeout?: string;
   heartbeat?: string;
   resume?: boolean;
+  overwrite?: boolean;
   shard?: string;
   promptConfig?: string;
   split?: string;
@@ -88,6 +90,25 @@ export function parseFailureLimit(value: unknown): FailureLimit {
   const count = Number(text);
   if (!Number.isInteger(count) || count < 0) throw new UsageError(`--max-failures must be a count (e.g. 10) or a percentage (e.g. 2%), got ${text}`);
   return { count };
+}
+
+/** A yes/no setting from a flag or a config key (`++resume_from_cache=true`, or `true` in a YAML file). */
+export function booleanSetting(name: string, value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "boolean") return value;
+  if (value === "true" || value === "false") return value === "true";
+  throw new UsageError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+/**
+ * `--resume` / `--overwrite`, or NeMo Gym's `resume_from_cache` key (its `gym eval run --resume` sets
+ * it) and `overwrite`. Asking for both is a contradiction, not a choice to make silently.
+ */
+export function resumeAndOverwrite(options: { resume?: boolean; overwrite?: boolean }, settings: Record<string, unknown>): { resume: boolean; overwrite: boolean } {
+  const resume = options.resume ?? booleanSetting("resume_from_cache", settings.resume_from_cache) ?? false;
+  const overwrite = options.overwrite ?? booleanSetting("overwrite", settings.overwrite) ?? false;
+  if (resume && overwrite) throw new UsageError("--resume (resume_from_cache) and --overwrite contradict each other: resume keeps the earlier results, overwrite replaces them; pass one");
+  return { resume, overwrite };
 }
 
 /** The input and output files, from the flags or else the config (as NeMo Gym's keys name them). */
@@ -155,6 +176,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   if (maxOutputTokens !== undefined) paramOverrides.max_output_tokens = maxOutputTokens;
 
   const defaultAgent = options.agent ?? (settings.agent_name as string | undefined) ?? resolved.onlyAgentOfResourcesServer;
+  const { resume, overwrite } = resumeAndOverwrite(options, settings);
 
   let retries: RunRetries | undefined;
   // Made first, so every message of the run goes through it and never lands inside the live line.
@@ -168,6 +190,11 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
     const rows = await collateSplit(agents, split, resolvePath(input), process.cwd());
     notice(`--split ${split}: ${rows} rows from the agents' ${split} datasets, collated into ${input}`);
   }
+
+  // Every file is checked before any server starts (the model server's log is one of the outputs).
+  const fileOptions = { inputPath: resolvePath(input), outputPath: resolvePath(output), limit, repeats, defaultAgent, paramOverrides, addSeed, shard, prompt, resume, overwrite };
+  const checkedFiles = collectRunFiles(fileOptions);
+  checkRunFiles(checkedFiles, notice);
 
   let servers: RunningServers | undefined;
   let modelServer: ModelServer | undefined;
@@ -213,23 +240,16 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
     }
 
     summary = await collect({
-      inputPath: resolvePath(input),
-      outputPath: resolvePath(output),
+      ...fileOptions,
+      checkedFiles,
       agentUrls,
       concurrency,
-      limit,
-      repeats,
-      defaultAgent,
-      paramOverrides,
-      addSeed,
-      shard,
       prompt,
       disableAggregation,
       rolloutTimeoutMs: rolloutTimeout,
       // Stop early only when asked to; by default every rollout runs and failures decide the exit code.
       maxFailures: failuresGiven === undefined ? undefined : maxFailures,
       maxAttempts,
-      resume: options.resume,
       onProgress: (p: Progress) => printer.update(p),
       onNotice: notice,
       stallMs: heartbeatS * 1000,

@@ -1,16 +1,19 @@
 // `gym eval submit`: the same run as `gym eval run`, split into N shards that run as a Slurm job array,
 // plus a merge job held until every shard succeeds. Everything that can be checked here is checked
 // before anything is submitted, because a mistake found by the cluster costs a queue wait per try.
-import { existsSync, statSync } from "node:fs";
+import { checkReadableFile, checkWritableFile } from "../collect/file_errors.js";
+import { refuseFinishedResults, refuseOutputsOverInputs } from "../collect/output_guard.js";
+import { runOutputs } from "../collect/run_files.js";
 import { basename, dirname, extname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { parseRepeatsSpec } from "../collect/plan.js";
+import { emptyShards, parseRepeatsSpec } from "../collect/plan.js";
 import {
   findOnPath,
   renderScripts,
   sbatchCommandLine,
   shardGlob,
+  shardPathParts,
   SlurmError,
   staleShards,
   submitScripts,
@@ -42,8 +45,11 @@ interface EvalSubmitOptions extends CliConfigOptions {
 
 /** Options of `submit` itself; everything else it has is an `eval run` option and is forwarded. */
 const SUBMIT_ONLY = new Set(["shards", "maxParallel", "dryRun", "dir", "partition", "time", "cpusPerTask", "mem", "sbatchArg"]);
-/** Set by each array task (`--output`) or resolved here and passed explicitly (`--input`). */
-const NOT_FORWARDED = new Set(["output", "input"]);
+/**
+ * Set by each array task (`--output`) or resolved here and passed explicitly (`--input`); `--overwrite`
+ * is about the merged output, checked here: array tasks always `--resume`, so a requeued task keeps its work.
+ */
+const NOT_FORWARDED = new Set(["output", "input", "overwrite"]);
 /** The job may run in another directory than this shell: paths go in absolute. */
 const PATH_OPTIONS = new Set(["config", "modelPath"]);
 /** What `eval aggregate` needs to start the environments and recompute their own metrics. */
@@ -87,8 +93,19 @@ function isLoopback(url: string): boolean {
   }
 }
 
-function checkFile(what: string, path: string): void {
-  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`${what} not found: ${path}`);
+
+/**
+ * `eval run`'s file checks for every file the jobs will write: each shard output and its siblings, and
+ * the merged output. Shard outputs from an earlier submit are resumed by design (run the same command
+ * again after a failure), but a finished merged output is not replaced without --overwrite.
+ */
+function checkSubmitFiles(inputPath: string, outputPath: string, shards: number, overwrite: boolean): void {
+  checkReadableFile(inputPath);
+  const { prefix, suffix } = shardPathParts(outputPath);
+  const outputs = [...runOutputs(outputPath), ...Array.from({ length: shards }, (_, i) => runOutputs(`${prefix}${i}${suffix}`)).flat()];
+  for (const output of outputs) checkWritableFile(output.path);
+  refuseOutputsOverInputs([{ path: inputPath, role: "the input file" }], outputs);
+  refuseFinishedResults([outputPath], { overwrite, resumable: false });
 }
 
 export async function evalSubmit(overrides: string[], options: EvalSubmitOptions, command: Command): Promise<void> {
@@ -114,12 +131,17 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   const { input, output } = inputAndOutput(options, settings);
   const inputPath = resolvePath(input);
   const outputPath = resolvePath(output);
-  checkFile("input file", inputPath);
-  if (options.modelPath !== undefined) checkFile("--model-path file", resolvePath(String(options.modelPath)));
+  checkSubmitFiles(inputPath, outputPath, shards, Boolean(options.overwrite));
+  if (options.modelPath !== undefined) checkReadableFile(resolvePath(String(options.modelPath)));
   if (options.serve !== false && !resolved.instances.some((i) => i.type === "responses_api_agents")) {
     throw new UsageError("the config defines no agent (responses_api_agents); add --resources-server ID or a config that defines one");
   }
   parseRepeatsSpec(options.numRepeats ?? settings.num_repeats);
+  const { empty, tasks } = await emptyShards(inputPath, shards, positiveInt("--limit", options.limit ?? settings.limit));
+  if (empty.length > 0) {
+    const listed = empty.length > 10 ? `${empty.slice(0, 10).join(", ")}, …` : empty.join(", ");
+    throw new UsageError(`--shards ${shards}: ${empty.length} shard(s) would get no task (${listed}; the input has ${tasks} task${tasks === 1 ? "" : "s"}), and an empty shard fails its array task; use fewer shards`);
+  }
   parseFailureLimit(options.maxFailures ?? settings.max_failures);
   for (const [flag, key] of [["--concurrency", "concurrency"], ["--limit", "limit"], ["--max-attempts", "maxAttempts"], ["--max-output-tokens", "maxOutputTokens"], ["--model-server-port", "modelServerPort"]] as const) {
     positiveInt(flag, options[key]);
@@ -148,6 +170,10 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     extra: options.sbatchArg,
   };
   const dir = resolvePath(options.dir ?? join(dirname(outputPath), `${basename(outputPath, extname(outputPath))}_slurm`));
+  // The scripts and logs/ go there: a file in the way, /proc (where Node's recursive mkdir never returns), … are named now.
+  checkWritableFile(join(dir, "logs", "shards.sbatch"), options.dir === undefined ? join(dir, "logs") : `--dir ${options.dir}`);
+  // The merged output was checked above (refused if it holds a result and --overwrite is not given), so
+  // the merge job may replace what it finds: at most its own earlier, interrupted attempt.
   // The merge job resolves the same config, without the run settings it would only warn about.
   const runOnly = (override: string) => {
     const key = parseOverride(override).path[0] ?? "";
@@ -168,7 +194,7 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     shards,
     maxParallel,
     runArgs,
-    aggregateArgs,
+    aggregateArgs: ["--overwrite", ...aggregateArgs],
     resources,
   });
   writeScripts(scripts);

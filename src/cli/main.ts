@@ -98,7 +98,8 @@ Exit codes:
   .option("--max-attempts <n>", "attempts per rollout across --resume runs before its failure is final (default 3)")
   .option("--rollout-timeout <s>", "deadline of one whole rollout in seconds, past it the rollout fails as `timeout` (config key: rollout_timeout; default 3600: far above a healthy rollout, each model call has its own 600 s, yet a stuck one cannot hold its slot for ever; 0 or none: no deadline)")
   .option("--heartbeat <s>", "when no rollout has finished for this many seconds, print what is in flight: how many, and the oldest (task, rollout, agent, age) (config key: heartbeat; default 60; 0: never)")
-  .option("--resume", "continue a run: keep its results, repair a torn last line, run only what is missing")
+  .option("--resume", "continue a run: keep its results, repair a torn last line, run only what is missing (config key: resume_from_cache)")
+  .option("--overwrite", "replace the results of an earlier run with this output (without it, gym refuses to)")
   .option("--shard <i/n>", "run only the tasks of shard I of N (task index mod N); merge with `gym eval aggregate`")
   .option("--prompt-config <path>", "a prompt YAML (`user`, optional `system` templates with {field} placeholders) that builds each row's responses_create_params.input from its fields (config key: prompt_config)")
   .option("--split <split>", "input = the agents' `datasets:` of this type (train, validation or benchmark), collated into <output stem>/preprocessed_datasets/<split>.jsonl; instead of --input (config key: split)")
@@ -147,6 +148,7 @@ configOptions(
   .option("--max-failures <n>", "failures tolerated (N or P%) before exit code 4")
   .option("--max-attempts <n>", "attempts per rollout across --resume runs (default 3)")
   .option("--resume", "continue an interrupted reverify")
+  .option("--overwrite", "replace an earlier output (without it, gym refuses to)")
   .option("--force", "re-verify even if an environment's reverify mode is not `stateless`")
   .addOption(new Option("--quiet", "no progress line").default(false))
   .action(async (overrides: string[], options) => (await import("./eval_reverify.js")).evalReverify(overrides, options));
@@ -159,6 +161,7 @@ configOptions(
   .requiredOption("--input-glob <glob>", "shard outputs, e.g. 'results/out-shard*.jsonl'")
   .requiredOption("-o, --output <path>", "the merged output")
   .option("--allow-partial", "merge shards that have no .done marker")
+  .option("--overwrite", "replace an earlier merged output (without it, gym refuses to)")
   .action(async (overrides: string[], options) => (await import("./eval_aggregate.js")).evalAggregate(overrides, options));
 
 evalCommand
@@ -167,6 +170,7 @@ evalCommand
   .requiredOption("--rollouts <path>", "a rollout file")
   .option("-o, --output <path>", "where to write the profile")
   .option("--pass-threshold <r>", "a rollout passes when reward ≥ this (default 1)")
+  .option("--overwrite", "replace an earlier profile (without it, gym refuses to)")
   .action(async (options) => (await import("./eval_aggregate.js")).evalProfile(options));
 
 evalCommand
@@ -175,6 +179,7 @@ evalCommand
   .requiredOption("--rollouts <path>", "rollouts collected with return_token_id_information: true")
   .requiredOption("--output <path>", "where to write the tokens JSONL")
   .option("--format <format>", "export format (only: tokens)", "tokens")
+  .option("--overwrite", "replace an earlier export (without it, gym refuses to)")
   .action(async (options) => (await import("../tokens/export_cli.js")).evalExport(options));
 
 configOptions(

@@ -6,6 +6,7 @@ import { listen } from "../http/server.js";
 import { isLanguage, programFor, type Language } from "../sandbox/languages.js";
 import { Sandbox, SandboxUnavailableError, type SandboxOptions } from "../sandbox/runner.js";
 import { buildSandboxService } from "../sandbox/service.js";
+import { checkReadableFile, fileErrorFrom, isFsError } from "../collect/file_errors.js";
 import { UsageError } from "./exit.js";
 
 interface ExecOptions {
@@ -36,10 +37,13 @@ function optionalInteger(flag: string, value: string | undefined): number | unde
 }
 
 function readInput(path: string, what: string): string {
+  // Checked first: reading a FIFO would block, and a folder or /proc/self/mem fails with a bare errno.
+  checkReadableFile(path, `${what} ${path}`);
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(error as Error).message}`);
+    if (isFsError(error)) throw fileErrorFrom(error, "read", `${what} ${path}`);
+    throw error;
   }
 }
 

@@ -1,5 +1,5 @@
 // `gym view`: the web viewer of one run's rollouts, failures and metrics, until Ctrl-C.
-import { existsSync, statSync } from "node:fs";
+import { checkReadableFile } from "../collect/file_errors.js";
 import { startViewer } from "../viewer/server.js";
 import { UsageError } from "./exit.js";
 
@@ -12,7 +12,7 @@ interface ViewOptions {
 export async function view(options: ViewOptions): Promise<void> {
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got ${options.port}`);
-  if (!existsSync(options.rollouts) || !statSync(options.rollouts).isFile()) throw new UsageError(`--rollouts: no such file: ${options.rollouts}`);
+  checkReadableFile(options.rollouts);
   let viewer: Awaited<ReturnType<typeof startViewer>>;
   try {
     viewer = await startViewer({ rolloutsPath: options.rollouts, host: options.host, port });

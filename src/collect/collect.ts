@@ -1,16 +1,18 @@
 // `gym eval run`'s engine room: plan → (resume: read what is done) → run the rest → account for every
 // requested pair from the files on disk → metrics. Each step is its own module; this one wires them.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { call, CallError, joinUrl, truncate, type RetryPolicy } from "../http/client.js";
 import { accountFor, type Accounting } from "./accounting.js";
 import { runEngine, type Execute, type FailureLimit, type Progress, type Stall, type WorkItem } from "./engine.js";
+import { ensureParentFolder } from "./file_errors.js";
+import { fingerprintOf, writeFingerprint, type PlanFingerprint } from "./fingerprint.js";
 import { readLedger, repairTornLine, type Ledger } from "./ledger.js";
 import { scanLines } from "./line_scan.js";
 import { pairKey, pairOfLine } from "./lines.js";
 import { planRows, writePlan, type RepeatsSpec, type Shard } from "./plan.js";
 import type { PromptConfig } from "./prompt_config.js";
 import { siblingPaths } from "./paths.js";
+import { checkRunFiles, once, type RunFiles } from "./run_files.js";
 import { computeRunMetrics, type AgentMetricsSummary } from "./run_metrics.js";
 
 export type { Progress, Stall } from "./engine.js";
@@ -47,6 +49,13 @@ export interface CollectOptions {
   /** Attempts per pair across resumes before a failure is final. */
   maxAttempts?: number;
   resume?: boolean;
+  /** Replace the results of an earlier run with this output (without it, they are never removed). */
+  overwrite?: boolean;
+  /**
+   * `collectRunFiles` of these same options, already passed through `checkRunFiles` by the caller (which
+   * checks before starting servers): not checked twice, and the input is hashed once.
+   */
+  checkedFiles?: RunFiles;
   onProgress?: (progress: Progress) => void;
   onNotice?: (message: string) => void;
   /** See `onStall`: how long without a finished rollout before it is called. */
@@ -102,7 +111,11 @@ export function agentRunner(agentUrls: ReadonlyMap<string, string>, options: { r
 }
 
 export interface PlannedRunOptions {
+  /** The files the plan is made from: never written, and no output may be one of them. */
+  inputs: RunFiles["inputs"];
   outputPath: string;
+  /** What decides the plan; recorded beside it and compared on `--resume`. */
+  fingerprint: () => PlanFingerprint;
   /** Writes the plan file (all requested rows) and returns how many rows it holds. */
   writePlan: (planPath: string) => Promise<number>;
   execute: Execute;
@@ -112,6 +125,8 @@ export interface PlannedRunOptions {
   maxFailures?: FailureLimit;
   maxAttempts?: number;
   resume?: boolean;
+  overwrite?: boolean;
+  preflighted?: boolean;
   shardLabel?: string;
   onProgress?: (progress: Progress) => void;
   onNotice?: (message: string) => void;
@@ -123,7 +138,9 @@ export interface PlannedRunOptions {
 export async function runPlanned(options: PlannedRunOptions): Promise<CollectSummary> {
   const started = Date.now();
   const paths = siblingPaths(options.outputPath);
-  mkdirSync(dirname(paths.output), { recursive: true });
+  const files: RunFiles = { inputs: options.inputs, outputPath: options.outputPath, resume: options.resume, overwrite: options.overwrite, fingerprint: options.fingerprint };
+  if (!options.preflighted) checkRunFiles(files, options.onNotice);
+  ensureParentFolder(paths.output);
   const maxAttempts = options.maxAttempts ?? 3;
 
   let ledger: Ledger | undefined;
@@ -135,6 +152,7 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
     if (!existsSync(paths.materialized)) {
       options.onNotice?.(`no plan at ${paths.materialized}; planning from the input and keeping the results already in ${paths.output}`);
       await options.writePlan(paths.materialized);
+      writeFingerprint(paths.fingerprint, options.fingerprint());
     }
     for (const file of [paths.output, paths.failures]) {
       const cut = repairTornLine(file);
@@ -152,8 +170,10 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
       if (pair && isFinal(ledger, pairKey(pair[0], pair[1]), maxAttempts)) alreadyDone++;
     }
   } else {
-    for (const file of [paths.output, paths.failures, paths.metrics, paths.done]) rmSync(file, { force: true });
+    // Plan first: if planning fails (a bad row, an empty input) the earlier files are all still there.
     total = await options.writePlan(paths.materialized);
+    for (const file of [paths.output, paths.failures, paths.metrics, paths.done, paths.fingerprint]) rmSync(file, { force: true });
+    writeFingerprint(paths.fingerprint, options.fingerprint());
     // Create the output now: an empty run still leaves an (empty) file, never a missing one.
     writeFileSync(paths.output, "", { flag: "a" });
   }
@@ -193,9 +213,37 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
   };
 }
 
+/** The input, output and plan-deciding settings of `collect`, for checking them before servers start. */
+export type CollectFileOptions = Pick<CollectOptions, "inputPath" | "outputPath" | "limit" | "repeats" | "defaultAgent" | "paramOverrides" | "addSeed" | "shard" | "prompt" | "resume" | "overwrite">;
+
+export function collectRunFiles(options: CollectFileOptions): RunFiles {
+  return {
+    inputs: [{ path: options.inputPath, role: "the input file" }],
+    outputPath: options.outputPath,
+    resume: options.resume,
+    overwrite: options.overwrite,
+    fingerprint: once(() =>
+      fingerprintOf("eval run", options.inputPath, {
+        limit: options.limit,
+        num_repeats: options.repeats,
+        shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
+        num_repeats_add_seed: options.addSeed || undefined,
+        responses_create_params: options.paramOverrides,
+        agent_name: options.defaultAgent,
+        // The templates, not the file: a prompt moved elsewhere plans the same rows.
+        prompt_config: options.prompt ? { system: options.prompt.system, user: options.prompt.user } : undefined,
+      }),
+    ),
+  };
+}
+
 export async function collect(options: CollectOptions): Promise<CollectSummary> {
+  const files = options.checkedFiles ?? collectRunFiles(options);
   return runPlanned({
     ...options,
+    preflighted: options.checkedFiles !== undefined,
+    inputs: files.inputs,
+    fingerprint: files.fingerprint,
     writePlan: async (planPath) => {
       const plan = await writePlan({
         inputPath: options.inputPath,

@@ -1,6 +1,7 @@
 // Reading and writing JSONL. Input is read lazily line by line; every parse error names the file
 // and the 1-based line so a user can jump straight to it.
-import { existsSync } from "node:fs";
+import { jsonDepthBeyond, tooDeepMessage } from "../protocol/index.js";
+import { checkReadableFile } from "./file_errors.js";
 import { scanLines } from "./line_scan.js";
 
 export class JsonlError extends Error {
@@ -24,9 +25,11 @@ export interface JsonlLine {
 
 /** Yields each non-blank line parsed as a JSON object; throws JsonlError on the first bad line. */
 export async function* readJsonl(file: string): AsyncGenerator<JsonlLine> {
-  if (!existsSync(file)) throw new Error(`input file not found: ${file}`);
+  checkReadableFile(file);
   for (const scanned of scanLines(file)) {
     const text = scanned.text.trim();
+    // Parsing would succeed, but every recursive walk after it (validation, copying) would overflow.
+    if (jsonDepthBeyond(text) !== undefined) throw new JsonlError(file, scanned.line, tooDeepMessage());
     let value: unknown;
     try {
       value = JSON.parse(text);

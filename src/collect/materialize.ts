@@ -81,6 +81,11 @@ export class Materializer {
     return { row, task, firstRollout: first, repeats };
   }
 
+  /** The task index `expand` gives this line (and records it, as `expand` does), without validating the row. */
+  taskOf(line: JsonlLine): number {
+    return this.taskIndexOf(line).task;
+  }
+
   private agentOf(line: JsonlLine): string {
     const ref = line.value.agent_ref as { name?: unknown } | undefined;
     const name = typeof ref?.name === "string" ? ref.name : this.options.defaultAgent;

@@ -3,6 +3,9 @@
 // indexed by position (24 bytes each) and copied in order, so shards larger than memory merge fine.
 import { closeSync, existsSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { accountFor, type Accounting } from "./accounting.js";
+import { checkReadableFile, checkWritableFile, ensureParentFolder } from "./file_errors.js";
+import { refuseFinishedResults, refuseOutputsOverInputs, type NamedFile } from "./output_guard.js";
+import { runOutputs } from "./run_files.js";
 import { globFiles } from "./glob.js";
 import { readLedger } from "./ledger.js";
 import { pairKey, pairOfLine } from "./lines.js";
@@ -17,12 +20,14 @@ export class MergeError extends Error {
   }
 }
 
-const SIBLING = /(_materialized_inputs|_failures|_aggregate_metrics|_reward_profiling)\.jsonl?$|\.done$/;
+const SIBLING = /(_materialized_inputs|_failures|_aggregate_metrics|_reward_profiling|_plan_fingerprint)\.jsonl?$|\.done$|_model_server\.log$/;
 
 export interface MergeOptions {
   inputGlob: string;
   outputPath: string;
   allowPartial?: boolean;
+  /** Replace an earlier merged output (without it, one that holds lines is refused). */
+  overwrite?: boolean;
   metrics?: RunMetricsOptions;
 }
 
@@ -65,15 +70,37 @@ function writeSorted(sources: string[], target: string): void {
   }
 }
 
-export async function mergeShards(options: MergeOptions): Promise<MergeSummary> {
+/**
+ * The shard outputs the glob matches, after checking every file the merge reads and writes: inputs
+ * readable, outputs writable, no output one of the inputs (or their plans and failure logs), and no
+ * earlier merged output replaced without `overwrite`.
+ */
+export function checkMergeFiles(options: MergeOptions): string[] {
   const outputPaths = siblingPaths(options.outputPath);
   const shards = globFiles(options.inputGlob).filter((f) => !SIBLING.test(f) && f !== outputPaths.output);
   if (shards.length === 0) throw new MergeError(`no shard outputs match ${options.inputGlob}`);
+  const inputs: NamedFile[] = [];
+  for (const shard of shards) {
+    checkReadableFile(shard);
+    const parts = siblingPaths(shard);
+    inputs.push({ path: shard, role: "the shard output" }, { path: parts.materialized, role: "the shard plan" }, { path: parts.failures, role: "the shard failures file" });
+  }
+  const outputs = runOutputs(options.outputPath);
+  for (const output of outputs) checkWritableFile(output.path);
+  refuseOutputsOverInputs(inputs, outputs);
+  refuseFinishedResults([outputPaths.output, outputPaths.failures, outputPaths.metrics], { overwrite: options.overwrite, resumable: false });
+  return shards;
+}
+
+export async function mergeShards(options: MergeOptions): Promise<MergeSummary> {
+  const outputPaths = siblingPaths(options.outputPath);
+  const shards = checkMergeFiles(options);
   const incomplete = shards.filter((s) => !existsSync(siblingPaths(s).done));
   if (incomplete.length > 0 && !options.allowPartial) {
     throw new MergeError(`${incomplete.length} of ${shards.length} shards are not complete (no .done marker): ${incomplete.join(", ")}. Finish them with \`gym eval run --resume --shard I/N\`, or pass --allow-partial.`);
   }
   const parts = shards.map((s) => siblingPaths(s));
+  ensureParentFolder(outputPaths.output);
   writeSorted(parts.map((p) => p.output), outputPaths.output);
   writeSorted(parts.map((p) => p.materialized), outputPaths.materialized);
   writeSorted(parts.map((p) => p.failures), outputPaths.failures);

@@ -3,7 +3,7 @@
 // the first validates every row and learns which agents it uses (so a bad `num_repeats` map is one
 // error before anything runs), the second writes the plan. The plan file appears atomically (written
 // beside, then renamed), so a resume can trust any plan it finds.
-import { closeSync, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { readJsonl, JsonlError, type JsonlLine } from "./jsonl.js";
 import { Materializer } from "./materialize.js";
@@ -148,26 +148,73 @@ export async function writePlan(options: PlanOptions): Promise<Plan> {
     knownAgents: options.knownAgents,
     paramOverrides: options.paramOverrides,
   });
-  const partial = `${options.planPath}.partial`;
-  const fd = openSync(partial, "w");
   let total = 0;
   let rows = 0;
-  try {
+  const tasks = new Set<number>();
+  await writeAtomically(options.planPath, async (write) => {
     for await (const line of inputLines(options)) {
       if (options.limit !== undefined && rows >= options.limit) break;
       rows++;
       for (const row of materializer.expand(line)) {
+        tasks.add(row._ng_task_index);
         if (options.shard && row._ng_task_index % options.shard.count !== options.shard.index) continue;
         if (options.addSeed) row.responses_create_params = { ...(row.responses_create_params as object), seed: row._ng_rollout_index };
-        writeSync(fd, resultLine(row._ng_task_index, row._ng_rollout_index, row));
+        write(resultLine(row._ng_task_index, row._ng_rollout_index, row));
         total++;
       }
     }
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(partial, options.planPath);
+    if (total === 0) throw new PlanError(emptyPlanMessage(options, rows, tasks.size));
+  });
   return { path: options.planPath, total, agents, warnings };
+}
+
+/** Why a plan came out empty, in the user's terms: an empty file, a --limit, or a shard with no task. */
+function emptyPlanMessage(options: PlanOptions, rows: number, tasks: number): string {
+  if (rows === 0) return `${options.inputPath} has no rows (no non-blank lines): there is nothing to run`;
+  const shard = options.shard!;
+  const limited = options.limit !== undefined ? ` within --limit ${options.limit}` : "";
+  return `shard ${shard.index}/${shard.count} gets no tasks: the input has ${tasks} task${tasks === 1 ? "" : "s"}${limited} and none has an index ≡ ${shard.index} (mod ${shard.count}); use at most ${tasks} shard${tasks === 1 ? "" : "s"}`;
+}
+
+/**
+ * Writes `path` through `<path>.partial`, renamed into place only when `fill` succeeds: a resume can
+ * trust any plan it finds, and a failure (bad line, empty input, full disk) leaves no partial file.
+ */
+export async function writeAtomically(path: string, fill: (write: (text: string) => void) => Promise<void>): Promise<void> {
+  const partial = `${path}.partial`;
+  const fd = openSync(partial, "w");
+  try {
+    try {
+      await fill((text) => writeSync(fd, text));
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(partial, path);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * The shards of `count` that no task of the input (within `limit`) falls into: a job array would run
+ * them only to fail on an empty plan, so `eval submit` refuses them before anything is submitted.
+ */
+export async function emptyShards(inputPath: string, count: number, limit?: number): Promise<{ empty: number[]; tasks: number }> {
+  const tasks = new Materializer({ file: inputPath, numRepeats: () => 1, knownAgents: new Set() });
+  const covered = new Set<number>();
+  const seen = new Set<number>();
+  let rows = 0;
+  for await (const line of readJsonl(inputPath)) {
+    if (limit !== undefined && rows >= limit) break;
+    rows++;
+    const task = tasks.taskOf(line);
+    seen.add(task);
+    covered.add(task % count);
+    // Every shard has a task: no need to read on.
+    if (covered.size === count) break;
+  }
+  return { empty: Array.from({ length: count }, (_, i) => i).filter((i) => !covered.has(i)), tasks: seen.size };
 }
 
 /** Streams the rows of a plan file, in plan order. */

@@ -2,7 +2,10 @@
 // (drop tasks every rollout solves, or none does). One streaming pass; a few numbers per task.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
+import { checkReadableFile, checkWritableFile, ensureParentFolder } from "./file_errors.js";
+import { JsonlError } from "./jsonl.js";
 import { scanLines } from "./line_scan.js";
+import { refuseFinishedResults, refuseOutputsOverInputs } from "./output_guard.js";
 
 export interface TaskProfile {
   _ng_task_index: number;
@@ -44,8 +47,13 @@ export function profilePath(rolloutsPath: string): string {
 /** A rollout passes when its reward is at least this (the default of `--pass-threshold`; the viewer's too). */
 export const DEFAULT_PASS_THRESHOLD = 1;
 
-export async function profileRewards(rolloutsPath: string, options: { passThreshold?: number; outputPath?: string } = {}): Promise<ProfileSummary> {
+export async function profileRewards(rolloutsPath: string, options: { passThreshold?: number; outputPath?: string; overwrite?: boolean } = {}): Promise<ProfileSummary> {
   const threshold = options.passThreshold ?? DEFAULT_PASS_THRESHOLD;
+  const path = options.outputPath ?? profilePath(rolloutsPath);
+  checkReadableFile(rolloutsPath);
+  checkWritableFile(path);
+  refuseOutputsOverInputs([{ path: rolloutsPath, role: "the --rollouts file" }], [{ path, role: "the profile output" }]);
+  refuseFinishedResults([path], { overwrite: options.overwrite, resumable: false });
   const tasks = new Map<number, Running>();
   let rollouts = 0;
   let total = 0;
@@ -54,11 +62,11 @@ export async function profileRewards(rolloutsPath: string, options: { passThresh
     try {
       row = JSON.parse(text) as Record<string, unknown>;
     } catch {
-      throw new Error(`${rolloutsPath}:${lineNo}: not valid JSON`);
+      throw new JsonlError(rolloutsPath, lineNo, "not valid JSON");
     }
     const task = row._ng_task_index;
     const reward = row.reward;
-    if (typeof task !== "number" || typeof reward !== "number") throw new Error(`${rolloutsPath}:${lineNo}: a rollout needs numeric _ng_task_index and reward`);
+    if (typeof task !== "number" || typeof reward !== "number") throw new JsonlError(rolloutsPath, lineNo, "a rollout needs numeric _ng_task_index and reward");
     let t = tasks.get(task);
     if (!t) tasks.set(task, (t = { n: 0, mean: 0, m2: 0, min: Infinity, max: -Infinity, passes: 0, agent: row.agent_ref }));
     // Welford's update: exact enough and one pass.
@@ -72,7 +80,7 @@ export async function profileRewards(rolloutsPath: string, options: { passThresh
     rollouts++;
     total += reward;
   }
-  const path = options.outputPath ?? profilePath(rolloutsPath);
+  ensureParentFolder(path);
   const fd = openSync(path, "w");
   let allPass = 0;
   let allFail = 0;

@@ -1,12 +1,14 @@
 // `gym eval reverify`: re-run an environment's `/verify` on stored rollouts (row fields + the stored
 // `response`; no model calls), with the collector's concurrency, failure accounting and resume.
 // This is also how recorded outputs are scored offline.
-import { closeSync, openSync, writeSync } from "node:fs";
 import { call, CallError, joinUrl, truncate } from "../http/client.js";
 import { runPlanned, type CollectSummary } from "./collect.js";
 import type { FailureLimit, Progress, Stall, WorkItem } from "./engine.js";
 import { readJsonl, JsonlError } from "./jsonl.js";
 import { resultLine } from "./lines.js";
+import { fingerprintOf } from "./fingerprint.js";
+import { PlanError, writeAtomically } from "./plan.js";
+import { once, type RunFiles } from "./run_files.js";
 
 export interface ReverifyOptions {
   rolloutsPath: string;
@@ -17,10 +19,25 @@ export interface ReverifyOptions {
   maxFailures?: FailureLimit;
   maxAttempts?: number;
   resume?: boolean;
+  overwrite?: boolean;
+  /** `reverifyRunFiles` of these options, already checked by the caller (see `CollectOptions.checkedFiles`). */
+  checkedFiles?: RunFiles;
   onProgress?: (progress: Progress) => void;
   onNotice?: (message: string) => void;
   stallMs?: number;
   onStall?: (stall: Stall) => void;
+}
+
+/** The stored rollouts and the output of a reverify, for checking them before servers start. */
+export function reverifyRunFiles(options: Pick<ReverifyOptions, "rolloutsPath" | "outputPath" | "resume" | "overwrite">): RunFiles {
+  return {
+    inputs: [{ path: options.rolloutsPath, role: "the --rollouts file" }],
+    outputPath: options.outputPath,
+    resume: options.resume,
+    overwrite: options.overwrite,
+    // Every stored rollout is re-verified: the file itself is the whole plan.
+    fingerprint: once(() => fingerprintOf("eval reverify", options.rolloutsPath, {})),
+  };
 }
 
 /** What the previous `/verify` added, or the collector wrote; the environment sets these afresh. */
@@ -32,9 +49,8 @@ export function verifyRequestOf(rollout: Record<string, unknown>): Record<string
 
 export async function reverify(options: ReverifyOptions): Promise<CollectSummary> {
   const writePlan = async (planPath: string) => {
-    const fd = openSync(planPath, "w");
     let total = 0;
-    try {
+    await writeAtomically(planPath, async (write) => {
       for await (const line of readJsonl(options.rolloutsPath)) {
         const row = line.value;
         if (row.response === undefined || row.responses_create_params === undefined) {
@@ -47,12 +63,11 @@ export async function reverify(options: ReverifyOptions): Promise<CollectSummary
         const task = typeof row._ng_task_index === "number" ? row._ng_task_index : line.line - 1;
         const rollout = typeof row._ng_rollout_index === "number" ? row._ng_rollout_index : 0;
         const planned = { ...verifyRequestOf(row), agent_ref: { type: "responses_api_agents", name: agent ?? environment.name } };
-        writeSync(fd, resultLine(task, rollout, planned));
+        write(resultLine(task, rollout, planned));
         total++;
       }
-    } finally {
-      closeSync(fd);
-    }
+      if (total === 0) throw new PlanError(`${options.rolloutsPath} has no rollouts (no non-blank lines): there is nothing to re-verify`);
+    });
     return total;
   };
 
@@ -67,7 +82,12 @@ export async function reverify(options: ReverifyOptions): Promise<CollectSummary
     return JSON.parse(result.text) as Record<string, unknown>;
   };
 
+  const files = options.checkedFiles ?? reverifyRunFiles(options);
   return runPlanned({
+    inputs: files.inputs,
+    fingerprint: files.fingerprint,
+    preflighted: options.checkedFiles !== undefined,
+    overwrite: options.overwrite,
     outputPath: options.outputPath,
     writePlan,
     execute,

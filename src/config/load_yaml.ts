@@ -2,6 +2,7 @@
 // mapping at the top says so, because every config source is merged key by key.
 import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
+import { fileErrorFrom, isFsError, unreadableReason } from "../collect/file_errors.js";
 import { ConfigError } from "./errors.js";
 import { isMapping, type Mapping } from "./tree.js";
 
@@ -28,13 +29,15 @@ export function parseConfigYaml(text: string, label: string): Mapping {
 
 /** Reads and parses the config file at `path`; `label` is how messages name it. */
 export function readConfigFile(path: string, label: string): Mapping {
+  // Checked before reading: a FIFO would block the read forever, and errno texts mean little to a user.
+  const problem = unreadableReason(path);
+  if (problem !== undefined) throw new ConfigError(`Could not read config file ${label}: ${problem}.`);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === "ENOENT" ? "it does not exist" : code === "EISDIR" ? "it is a directory" : String(error);
-    throw new ConfigError(`Could not read config file ${label}: ${reason}.`);
+    if (isFsError(error)) throw new ConfigError(`Could not read config file ${label}: ${fileErrorFrom(error, "read", label).message}.`);
+    throw error;
   }
   return parseConfigYaml(text, label);
 }

@@ -1,21 +1,26 @@
 // `gym eval export --format tokens --rollouts out.jsonl --output tokens.jsonl`: the trainer export
 // (export.ts) as a command. Rollouts that cannot be exported (no token ids, or not contiguous) are
 // listed and make the exit code 3, so a pipeline never trains on a silently shortened set.
-import { closeSync, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { EXIT, UsageError } from "../cli/exit.js";
+import { checkReadableFile, checkWritableFile, ensureParentFolder } from "../collect/file_errors.js";
+import { refuseFinishedResults, refuseOutputsOverInputs } from "../collect/output_guard.js";
 import { exportTokens } from "./export.js";
 
 export interface ExportOptions {
   rollouts: string;
   output: string;
   format: string;
+  overwrite?: boolean;
 }
 
 export async function evalExport(options: ExportOptions): Promise<void> {
   if (options.format !== "tokens") throw new UsageError(`--format ${options.format}: the only export format is "tokens"`);
-  if (!existsSync(options.rollouts)) throw new UsageError(`--rollouts ${options.rollouts}: no such file`);
-  mkdirSync(dirname(options.output), { recursive: true });
+  checkReadableFile(options.rollouts);
+  checkWritableFile(options.output);
+  refuseOutputsOverInputs([{ path: options.rollouts, role: "the --rollouts file" }], [{ path: options.output, role: "the export output" }]);
+  refuseFinishedResults([options.output], { overwrite: options.overwrite, resumable: false });
+  ensureParentFolder(options.output);
   const fd = openSync(options.output, "w");
   let summary;
   try {
