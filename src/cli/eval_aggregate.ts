@@ -5,7 +5,7 @@ import { profileRewards } from "../collect/profile.js";
 import { closeDispatcher, joinUrl } from "../http/client.js";
 import { startServers, type RunningServers } from "../orchestrate/start.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
-import { EXIT } from "./exit.js";
+import { EXIT, UsageError } from "./exit.js";
 import { formatPairs } from "../collect/accounting.js";
 
 interface AggregateOptions extends CliConfigOptions {
@@ -17,13 +17,18 @@ interface AggregateOptions extends CliConfigOptions {
 
 export async function evalAggregate(overrides: string[], options: AggregateOptions): Promise<void> {
   const mergeOptions: MergeOptions = { inputGlob: options.inputGlob, outputPath: resolvePath(options.output), allowPartial: options.allowPartial, overwrite: options.overwrite };
-  // Files first: a refused output must not cost an environment start-up.
+  // With a config, the environments run so their own metrics (pass@k, …) are recomputed too. The
+  // config is checked first (its every problem and warning at once), then the files, and only then
+  // do servers start: a refused output must not cost an environment start-up.
+  const withEnvironments = options.config.length > 0 || options.resourcesServer !== undefined;
+  if (!withEnvironments && overrides.length > 0) {
+    throw new UsageError(`${overrides[0]}: overrides apply to a config, and none is given; add --config FILE or --resources-server ID (to recompute the environments' metrics), or drop them`);
+  }
+  const resolved = withEnvironments ? await resolveCliConfig(overrides, options, { environmentsOnly: true, command: "eval aggregate" }) : undefined;
   checkMergeFiles(mergeOptions);
-  // With a config, the environments run so their own metrics (pass@k, …) are recomputed too.
   let servers: RunningServers | undefined;
   let aggregateUrlOf: ((agent: string) => string | undefined) | undefined;
-  if (options.config.length > 0 || options.resourcesServer) {
-    const resolved = await resolveCliConfig(overrides, options, { environmentsOnly: true, command: "eval aggregate" });
+  if (resolved) {
     servers = await startServers(resolved.instances, { headPort: 0 });
     const environments = resolved.instances.filter((i) => i.type === "resources_servers").map((i) => i.name);
     aggregateUrlOf = (agent) => {
