@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveCliConfig } from "../src/cli/config_args.js";
 import { MissingRolloutsError, runRollouts, streamRollouts, RolloutRequestError, type RolloutRow } from "../src/client/rollouts.js";
-import { collect } from "../src/collect/collect.js";
+import { collect, DEFAULT_ROLLOUT_TIMEOUT_S } from "../src/collect/collect.js";
+import { rolloutDeadlineMs } from "../src/collect/service.js";
 import { call, callJson, closeDispatcher, NO_RETRY } from "../src/http/client.js";
 import { startServers, type RunningServers } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine, type FakeEngineOptions } from "./doubles/fake_engine.js";
@@ -123,6 +124,13 @@ describe("POST /v1/rollouts on the head server", () => {
     const detail = (JSON.parse(rowProblems.text) as { detail: Array<{ loc: unknown[]; msg: string }> }).detail;
     expect(detail.map((d) => d.loc.join("."))).toEqual(["body.rows.1.responses_create_params", "body.rows.2.agent_ref.name"]);
     expect(detail[1]!.msg).toContain('unknown agent "nobody"');
+    const negative = await call(`${servers.headUrl}/v1/rollouts`, { body: { rows: weatherRows(1), rollout_timeout_s: -1 }, retry: NO_RETRY });
+    expect(negative.status).toBe(422);
+    expect(negative.text).toContain("rollout_timeout_s");
+    // Absent: the same default deadline as `gym eval run`; 0: none.
+    expect(rolloutDeadlineMs(undefined)).toBe(DEFAULT_ROLLOUT_TIMEOUT_S * 1000);
+    expect(rolloutDeadlineMs(0)).toBeUndefined();
+    expect(rolloutDeadlineMs(2)).toBe(2000);
     const client = await runRollouts(servers.headUrl, { rows, num_repeats: 0 }).catch((e: unknown) => e);
     expect(client).toBeInstanceOf(RolloutRequestError);
     expect((client as RolloutRequestError).status).toBe(422);

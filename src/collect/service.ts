@@ -9,7 +9,7 @@ import { truncate, type RetryPolicy } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
 import { rolloutBodyLimit } from "../http/server.js";
 import { formatPairs } from "./accounting.js";
-import { agentRunner } from "./collect.js";
+import { agentRunner, DEFAULT_ROLLOUT_TIMEOUT_S } from "./collect.js";
 import { runEngine, type Outcome, type WorkItem } from "./engine.js";
 import { pairKey, pairOf } from "./lines.js";
 import { planRollouts, RolloutRequest, type RolloutPlan } from "./service_request.js";
@@ -137,7 +137,7 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
         },
         concurrency: body.concurrency ?? options.defaultConcurrency ?? 16,
         total: plan.requested,
-        deadlineMs: body.rollout_timeout_s ? body.rollout_timeout_s * 1000 : undefined,
+        deadlineMs: rolloutDeadlineMs(body.rollout_timeout_s),
         onOutcome,
       });
       if (gone.signal.aborted) {
@@ -202,4 +202,10 @@ function summarize(
     warnings: plan.warnings,
     elapsed_s: (Date.now() - started) / 1000,
   };
+}
+
+/** A request's `rollout_timeout_s`: absent = the default deadline (a stuck rollout must not hold its slot for ever), 0 = none. */
+export function rolloutDeadlineMs(seconds: number | undefined): number | undefined {
+  if (seconds === undefined) return DEFAULT_ROLLOUT_TIMEOUT_S * 1000;
+  return seconds === 0 ? undefined : seconds * 1000;
 }

@@ -36,7 +36,8 @@ export const RolloutRequest = z.strictObject({
   /** Put each rollout's index into `responses_create_params.seed`. */
   num_repeats_add_seed: z.boolean().optional(),
   /** Deadline of one whole rollout, in seconds. */
-  rollout_timeout_s: z.number().positive().optional(),
+  // Absent: the same default deadline as `gym eval run` (DEFAULT_ROLLOUT_TIMEOUT_S); 0: none.
+  rollout_timeout_s: z.number().nonnegative().optional(),
 });
 export type RolloutRequest = z.infer<typeof RolloutRequest>;
 
