@@ -138,8 +138,11 @@ async function startEngine(): Promise<{ url: string; child: ChildProcess }> {
 }
 
 /** `heapGrowingPercent` overrides Gymkit's heap growing factor (0 = V8's own heuristic). */
+let runs = 0;
+
 async function oneProcess(engineUrl: string, input: string, rollouts: number, concurrency: number, dir: string, heapGrowingPercent?: number): Promise<Measurement> {
-  const output = join(dir, `one_${concurrency}_${rollouts}.jsonl`);
+  // A fresh output per run: gym refuses to replace an earlier run's results (and this bench compares them with older builds, which know no --overwrite).
+  const output = join(dir, `one_${concurrency}_${rollouts}_${heapGrowingPercent ?? "gym"}_${++runs}.jsonl`);
   const started = Date.now();
   const env = heapGrowingPercent === undefined ? {} : { GYM_HEAP_GROWING_PERCENT: String(heapGrowingPercent) };
   const child = gym(["eval", "run", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", engineUrl, "--model", "m", "-i", input, "-o", output, "--concurrency", String(concurrency), "--quiet"], env);
