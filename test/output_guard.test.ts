@@ -4,7 +4,7 @@ import { linkSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkWritableFile, ensureParentFolder } from "../src/collect/file_errors.js";
+import { checkWritableFile, ensureParentFolder } from "../src/config/file_errors.js";
 import { differences, fingerprintOf, isRepeatsExtension } from "../src/collect/fingerprint.js";
 import { countLines, refuseFinishedResults, sameFileHow } from "../src/collect/output_guard.js";
 

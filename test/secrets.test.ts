@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redactSecrets } from "../src/config/index.js";
 import { call, NO_RETRY } from "../src/http/client.js";
-import { redactUrl, redactUrlsIn, urlCredentials } from "../src/http/url_secrets.js";
+import { redactUrl, redactUrlsIn, urlCredentials } from "../src/config/url_secrets.js";
 import { listen } from "../src/http/server.js";
 import routingProxy from "../src/models/routing_proxy.js";
 import { freePort } from "../src/orchestrate/start.js";

@@ -1,7 +1,7 @@
 // `gym eval submit`: the same run as `gym eval run`, split into N shards that run as a Slurm job array,
 // plus a merge job held until every shard succeeds. Everything that can be checked here is checked
 // before anything is submitted, because a mistake found by the cluster costs a queue wait per try.
-import { checkReadableFile, checkWritableFile } from "../collect/file_errors.js";
+import { checkReadableFile, checkWritableFile } from "../config/file_errors.js";
 import { refuseFinishedResults, refuseOutputsOverInputs } from "../collect/output_guard.js";
 import { runOutputs } from "../collect/run_files.js";
 import { basename, dirname, extname, join, resolve as resolvePath } from "node:path";
@@ -22,7 +22,7 @@ import {
 } from "../orchestrate/slurm.js";
 import { engineUrls } from "../orchestrate/readiness.js";
 import { exportProblem, hideSecrets, type JobSecrets } from "../orchestrate/slurm_secrets.js";
-import { redactUrl } from "../http/url_secrets.js";
+import { redactUrl } from "../config/url_secrets.js";
 import { parseOverride, readsSetting } from "../config/index.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { inputAndOutput, nonNegativeNumber, parseFailureLimit, positiveInt, rolloutTimeoutMs } from "./eval_run.js";

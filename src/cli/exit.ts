@@ -1,6 +1,6 @@
 // Exit codes and the one way the CLI reports a fatal error: a single paragraph naming the cause.
-import { redactUrlsIn } from "../http/url_secrets.js";
-import { fileErrorFrom, isFsError } from "../collect/file_errors.js";
+import { redactUrlsIn } from "../config/url_secrets.js";
+import { fileErrorFrom, isFsError } from "../config/file_errors.js";
 
 export const EXIT = {
   ok: 0,

@@ -6,7 +6,7 @@ import { listen } from "../http/server.js";
 import { isLanguage, programFor, type Language } from "../sandbox/languages.js";
 import { Sandbox, SandboxUnavailableError, type SandboxOptions } from "../sandbox/runner.js";
 import { buildSandboxService } from "../sandbox/service.js";
-import { checkReadableFile, fileErrorFrom, isFsError } from "../collect/file_errors.js";
+import { checkReadableFile, fileErrorFrom, isFsError } from "../config/file_errors.js";
 import { UsageError } from "./exit.js";
 
 interface ExecOptions {

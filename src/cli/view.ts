@@ -1,5 +1,5 @@
 // `gym view`: the web viewer of one run's rollouts, failures and metrics, until Ctrl-C.
-import { checkReadableFile } from "../collect/file_errors.js";
+import { checkReadableFile } from "../config/file_errors.js";
 import { startViewer } from "../viewer/server.js";
 import { UsageError } from "./exit.js";
 

@@ -4,7 +4,7 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { call, CallError, joinUrl, truncate, type RetryPolicy } from "../http/client.js";
 import { accountFor, type Accounting } from "./accounting.js";
 import { runEngine, type Execute, type FailureLimit, type Progress, type Stall, type WorkItem } from "./engine.js";
-import { ensureParentFolder } from "./file_errors.js";
+import { ensureParentFolder } from "../config/file_errors.js";
 import { fingerprintOf, writeFingerprint, type PlanFingerprint } from "./fingerprint.js";
 import { readLedger, repairTornLine, type Ledger } from "./ledger.js";
 import { scanLines } from "./line_scan.js";

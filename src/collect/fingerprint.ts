@@ -5,7 +5,7 @@
 // can refuse to continue a run with other settings, or another run's output, and say what differs.
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, readSync, realpathSync, statSync, writeFileSync } from "node:fs";
-import { FileError } from "./file_errors.js";
+import { FileError } from "../config/file_errors.js";
 
 export const FINGERPRINT_VERSION = 1;
 

@@ -1,7 +1,7 @@
 // Reading and writing JSONL. Input is read lazily line by line; every parse error names the file
 // and the 1-based line so a user can jump straight to it.
 import { jsonDepthBeyond, tooDeepMessage } from "../protocol/index.js";
-import { checkReadableFile } from "./file_errors.js";
+import { checkReadableFile } from "../config/file_errors.js";
 import { scanLines } from "./line_scan.js";
 
 export class JsonlError extends Error {

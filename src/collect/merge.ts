@@ -3,7 +3,7 @@
 // indexed by position (24 bytes each) and copied in order, so shards larger than memory merge fine.
 import { closeSync, existsSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { accountFor, type Accounting } from "./accounting.js";
-import { checkReadableFile, checkWritableFile, ensureParentFolder } from "./file_errors.js";
+import { checkReadableFile, checkWritableFile, ensureParentFolder } from "../config/file_errors.js";
 import { refuseFinishedResults, refuseOutputsOverInputs, type NamedFile } from "./output_guard.js";
 import { runOutputs } from "./run_files.js";
 import { globFiles } from "./glob.js";

@@ -5,7 +5,7 @@
 // an existing output or failures file is an error unless `overwrite`; `resume_from_cache` reuses it),
 // extended here to every command; a file that exists but is empty holds no result and is not refused.
 import { closeSync, existsSync, lstatSync, openSync, readSync, realpathSync, statSync } from "node:fs";
-import { FileError } from "./file_errors.js";
+import { FileError } from "../config/file_errors.js";
 
 /** A path and the part it plays, as a message should name it ("the input file", "the output's plan file"). */
 export interface NamedFile {

@@ -2,7 +2,7 @@
 // (drop tasks every rollout solves, or none does). One streaming pass; a few numbers per task.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
-import { checkReadableFile, checkWritableFile, ensureParentFolder } from "./file_errors.js";
+import { checkReadableFile, checkWritableFile, ensureParentFolder } from "../config/file_errors.js";
 import { JsonlError } from "./jsonl.js";
 import { scanLines } from "./line_scan.js";
 import { refuseFinishedResults, refuseOutputsOverInputs } from "./output_guard.js";

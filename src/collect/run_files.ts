@@ -1,7 +1,7 @@
 // The files of a planned run (`eval run`, `eval reverify`) checked before anything starts: every input
 // readable, every output writable and none of them an input, no earlier result replaced without
 // `--overwrite`, and a `--resume` only of a run planned from the same input and settings.
-import { checkReadableFile, checkWritableFile, FileError } from "./file_errors.js";
+import { checkReadableFile, checkWritableFile, FileError } from "../config/file_errors.js";
 import { differences, isRepeatsExtension, readFingerprint, type PlanFingerprint } from "./fingerprint.js";
 import { refuseFinishedResults, refuseOutputsOverInputs, type NamedFile } from "./output_guard.js";
 import { siblingPaths } from "./paths.js";

@@ -2,7 +2,7 @@
 // mapping at the top says so, because every config source is merged key by key.
 import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
-import { fileErrorFrom, isFsError, unreadableReason } from "../collect/file_errors.js";
+import { fileErrorFrom, isFsError, unreadableReason } from "./file_errors.js";
 import { ConfigError } from "./errors.js";
 import { isMapping, type Mapping } from "./tree.js";
 

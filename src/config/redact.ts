@@ -10,7 +10,7 @@
 // `dummy`, the conventional "no key needed" placeholder, which stays so users can see it is set.
 // Any other string that holds a URL shows it without its userinfo password or key-like query values
 // (`--model-url http://user:KEY@host/v1` sets `policy_base_url`, which is not a secret key).
-import { redactUrlsIn } from "../http/url_secrets.js";
+import { redactUrlsIn } from "./url_secrets.js";
 import { isMapping } from "./tree.js";
 
 export const REDACTED = "***";

@@ -3,7 +3,7 @@
 import { EventEmitter } from "node:events";
 import { Agent, request, type Dispatcher } from "undici";
 import type { CookieJar } from "./cookies.js";
-import { redactUrl, redactUrlsIn, urlCredentials } from "./url_secrets.js";
+import { redactUrl, redactUrlsIn, urlCredentials } from "../config/url_secrets.js";
 import { recordRetry, statusRetryClass, type RetryClass } from "./retry_stats.js";
 
 let sharedDispatcher: Agent | undefined;

@@ -3,7 +3,7 @@
 // backoff for transient failures, and errors that name the engine URL and what it said.
 import { call, describeError, joinUrl, NO_RETRY, truncate, type RetryPolicy } from "../http/client.js";
 import { HttpError } from "../http/errors.js";
-import { redactUrl } from "../http/url_secrets.js";
+import { redactUrl } from "../config/url_secrets.js";
 import { opensRollout, ReplicaPool, ReplicasExhaustedError, type Attempt } from "./replicas.js";
 import type { RolloutRef } from "../protocol/index.js";
 

@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { FastifyInstance } from "fastify";
 import { call, CallError, describeError, joinUrl, NO_RETRY, truncate, type RetryPolicy } from "../http/client.js";
-import { redactUrl } from "../http/url_secrets.js";
+import { redactUrl } from "../config/url_secrets.js";
 import { recordRetry, statusRetryClass, type RetryClass } from "../http/retry_stats.js";
 import type { RolloutRef } from "../protocol/index.js";
 

@@ -11,7 +11,7 @@ import { request as httpRequest, type Dispatcher } from "undici";
 import { z } from "zod";
 import { CallError, describeError, dispatcher, joinUrl, type RetryPolicy } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
-import { redactUrl, urlCredentials } from "../http/url_secrets.js";
+import { redactUrl, urlCredentials } from "../config/url_secrets.js";
 import { createServer, rolloutBodyLimit } from "../http/server.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";

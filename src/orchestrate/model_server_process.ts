@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { call, joinUrl, NO_RETRY } from "../http/client.js";
-import { redactUrl } from "../http/url_secrets.js";
+import { redactUrl } from "../config/url_secrets.js";
 import { ModelUnreachableError } from "./readiness.js";
 
 /** Grace between SIGTERM and SIGKILL of the server's process group. */

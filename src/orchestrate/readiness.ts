@@ -1,7 +1,7 @@
 // Fail fast when the model endpoint is not there: before any rollout starts, every configured
 // engine URL must answer HTTP (any status: a 401 or 404 still proves something is listening).
 import { call, joinUrl, NO_RETRY } from "../http/client.js";
-import { redactUrl } from "../http/url_secrets.js";
+import { redactUrl } from "../config/url_secrets.js";
 import type { InstanceSpec } from "./start.js";
 
 export class ModelUnreachableError extends Error {

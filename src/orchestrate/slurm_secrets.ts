@@ -4,7 +4,7 @@
 // value goes to sbatch in its environment, which sbatch's default `--export=ALL` carries into the job.
 // The scripts (on disk, in the job record) and what `--dry-run` prints then hold only the name.
 import { isSecretKey } from "../config/redact.js";
-import { redactUrlsIn } from "../http/url_secrets.js";
+import { redactUrlsIn } from "../config/url_secrets.js";
 import type { ScriptWord } from "./slurm.js";
 
 /** Values that are not secrets: the "no key needed" placeholder, and nothing at all. */

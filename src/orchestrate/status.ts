@@ -1,6 +1,6 @@
 // `gym env status`: ask the head which instances exist, then probe each one's health endpoint.
 import { call, callJson, joinUrl, NO_RETRY } from "../http/client.js";
-import { redactUrl, redactUrlsIn } from "../http/url_secrets.js";
+import { redactUrl, redactUrlsIn } from "../config/url_secrets.js";
 import type { ReplicaStats } from "../models/replicas.js";
 import type { InstanceInfo } from "./head.js";
 

@@ -3,7 +3,7 @@
 // listed and make the exit code 3, so a pipeline never trains on a silently shortened set.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { EXIT, UsageError } from "../cli/exit.js";
-import { checkReadableFile, checkWritableFile, ensureParentFolder } from "../collect/file_errors.js";
+import { checkReadableFile, checkWritableFile, ensureParentFolder } from "../config/file_errors.js";
 import { refuseFinishedResults, refuseOutputsOverInputs } from "../collect/output_guard.js";
 import { exportTokens } from "./export.js";
 

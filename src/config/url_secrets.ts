@@ -1,7 +1,8 @@
 // Secrets inside URLs: a password in the userinfo (`http://user:KEY@host/v1`) and key-like query
 // parameters (`?api_key=…`, `&token=…`). Everything that shows a URL to a person (messages, config
 // dumps, status records) passes it through `redactUrl` / `redactUrlsIn`; the call itself keeps the
-// credentials, which `call` turns into an Authorization header (`urlCredentials`).
+// credentials, which `call` turns into an Authorization header (`urlCredentials`). Beside redact.ts,
+// which hides the config's secret keys: http and everything above import it downwards.
 //
 // Redaction is done on the text, not through `new URL`: a shown URL must stay exactly what the user
 // typed (no added slash, no lower-cased host), and text that is not a valid URL is still covered.

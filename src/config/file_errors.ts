@@ -1,6 +1,8 @@
 // File problems in plain words. Every command checks the files it was given before it starts any
 // server or touches any output, and Node's own fs errors (which carry an errno code but read like
 // "ENOTDIR: not a directory, open '…'") are turned into one line naming the path and what is wrong.
+// It sits in config, the lowest layer that reads the user's files, so every layer above may use it
+// without an import running back up the house.
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, statfsSync, statSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
 
