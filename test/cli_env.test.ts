@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { runGym, SHARED_EXAMPLES, startGym, waitForOutput } from "./helpers/cli.js";
+import { runGym, NEMO_GYM_EXAMPLES, startGym, waitForOutput } from "./helpers/cli.js";
 
 let engine: FakeEngine;
 let dir: string;
@@ -72,7 +72,7 @@ for (const layout of ["one process", "process per server"]) {
         "--agent",
         "example_session_state_mgmt_simple_agent",
         "-i",
-        join(SHARED_EXAMPLES, "example_session_state_mgmt", "example.jsonl"),
+        join(NEMO_GYM_EXAMPLES, "example_session_state_mgmt", "example.jsonl"),
         "-o",
         output,
         "--quiet",

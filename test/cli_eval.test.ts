@@ -1,11 +1,11 @@
 // End to end through the built `gym` binary: real servers on 127.0.0.1, the fake engine standing in
-// for OpenAI / vLLM, and the real NeMo Gym example files from ../shared as input.
+// for OpenAI / vLLM, and the real NeMo Gym example files (test/fixtures/nemo-gym-examples) as input.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { runGym, SHARED_EXAMPLES, readJsonlFile } from "./helpers/cli.js";
+import { runGym, NEMO_GYM_EXAMPLES, readJsonlFile } from "./helpers/cli.js";
 
 const readJsonl = readJsonlFile;
 
@@ -50,7 +50,7 @@ describe("gym eval run on every NeMo Gym example file", () => {
           "--model",
           "fake-model",
           "-i",
-          join(SHARED_EXAMPLES, env, "example.jsonl"),
+          join(NEMO_GYM_EXAMPLES, env, "example.jsonl"),
           "-o",
           output,
           "--num-repeats",
@@ -84,7 +84,7 @@ describe("gym eval run: bad input fails with one clear paragraph and a non-zero 
 
   it("a malformed JSONL line names the file and line", async () => {
     const input = join(dir, "malformed.jsonl");
-    const good = readFileSync(join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0];
+    const good = readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0];
     writeFileSync(input, `${good}\n${good}\n{"responses_create_params": {"input": "x"\n`);
     const result = await runGym([...base(), "-i", input, "-o", join(dir, "m_out.jsonl")]);
     expect(result.code).toBe(2);
@@ -129,7 +129,7 @@ describe("gym eval run: bad input fails with one clear paragraph and a non-zero 
   });
 
   it("an unreachable model fails fast naming its URL", async () => {
-    const input = join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl");
+    const input = join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl");
     const deadUrl = "http://127.0.0.1:9/v1";
     const started = Date.now();
     const result = await runGym(["eval", "run", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", deadUrl, "--model", "m", "--model-ready-timeout", "2", "-i", input, "-o", join(dir, "u_out.jsonl"), "--quiet"]);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { runGym, SHARED_EXAMPLES, readJsonlFile } from "./helpers/cli.js";
+import { runGym, NEMO_GYM_EXAMPLES, readJsonlFile } from "./helpers/cli.js";
 
 const readLines = readJsonlFile;
 
@@ -16,7 +16,7 @@ beforeAll(async () => {
   engine = await startFakeEngine();
   dir = mkdtempSync(join(tmpdir(), "gym-reverify-"));
   rollouts = join(dir, "multi_step.jsonl");
-  const run = await runGym(["eval", "run", "--resources-server", "example_multi_step", "--model-type", "openai_model", "--model-url", engine.baseUrl, "--model", "m", "-i", join(SHARED_EXAMPLES, "example_multi_step", "example.jsonl"), "-o", rollouts, "--num-repeats", "2", "--quiet"]);
+  const run = await runGym(["eval", "run", "--resources-server", "example_multi_step", "--model-type", "openai_model", "--model-url", engine.baseUrl, "--model", "m", "-i", join(NEMO_GYM_EXAMPLES, "example_multi_step", "example.jsonl"), "-o", rollouts, "--num-repeats", "2", "--quiet"]);
   expect(run.code).toBe(0);
 });
 afterAll(async () => engine.close());
@@ -64,7 +64,7 @@ describe("gym eval reverify", () => {
 
   it("scores NeMo Gym rollout files (no indices): each line becomes its own task", async () => {
     const output = join(dir, "nemo_single.jsonl");
-    const result = await runGym(["eval", "reverify", "--resources-server", "example_single_tool_call", "--rollouts", join(SHARED_EXAMPLES, "example_single_tool_call", "example_rollouts.jsonl"), "-o", output, "--force", "--quiet"]);
+    const result = await runGym(["eval", "reverify", "--resources-server", "example_single_tool_call", "--rollouts", join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example_rollouts.jsonl"), "-o", output, "--force", "--quiet"]);
     expect(result.code).toBe(0);
     const out = readLines(output);
     const pairs = out.map((r) => [r._ng_task_index, r._ng_rollout_index, r.reward]).sort((a, b) => a[0] - b[0]);

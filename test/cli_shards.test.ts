@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { runGym, SHARED_EXAMPLES, readJsonlFile } from "./helpers/cli.js";
+import { runGym, NEMO_GYM_EXAMPLES, readJsonlFile } from "./helpers/cli.js";
 
 const readLines = readJsonlFile;
 
@@ -20,7 +20,7 @@ const model = () => ["--model-type", "vllm_model", "--model-url", engine.baseUrl
 
 describe("shards and gym eval aggregate", () => {
   it("runs each shard's tasks only, refuses to merge an incomplete shard, then merges sorted with metrics", async () => {
-    const input = join(SHARED_EXAMPLES, "example_session_state_mgmt", "example.jsonl");
+    const input = join(NEMO_GYM_EXAMPLES, "example_session_state_mgmt", "example.jsonl");
     const common = ["eval", "run", "--resources-server", "example_session_state_mgmt", ...model(), "-i", input, "--num-repeats", "3"];
     const shard0 = join(dir, "out-shard0.jsonl");
     const shard1 = join(dir, "out-shard1.jsonl");
@@ -51,7 +51,7 @@ describe("shards and gym eval aggregate", () => {
   });
 
   it("rejects a malformed --shard", async () => {
-    const result = await runGym(["eval", "run", "--resources-server", "example_single_tool_call", ...model(), "-i", join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl"), "-o", join(dir, "x.jsonl"), "--shard", "2/2"]);
+    const result = await runGym(["eval", "run", "--resources-server", "example_single_tool_call", ...model(), "-i", join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "-o", join(dir, "x.jsonl"), "--shard", "2/2"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--shard must be I/N with 0 ≤ I < N");
   });

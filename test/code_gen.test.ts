@@ -12,7 +12,7 @@ import { callResultMatches } from "../src/verifiers/code/judge.js";
 import { isClose, parsePyJson, pyDumpsEqual, pyEquals, pyFloat, pyFloatRepr, pyRepr } from "../src/verifiers/code/python_values.js";
 import { runUnitTests, type UnitTests } from "../src/verifiers/code/run_tests.js";
 import { gradeStdio } from "../src/verifiers/code/stdio.js";
-import { SHARED_EXAMPLES } from "./helpers/cli.js";
+import { NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
 
 const fenced = (code: string, before = "Here is my solution.") => `${before}\n\`\`\`python\n${code}\n\`\`\`\n`;
 
@@ -276,7 +276,7 @@ for _ in range(t):
     print("".join(res))`,
 ];
 
-const exampleRows = readFileSync(`${SHARED_EXAMPLES}/code_gen/example.jsonl`, "utf8")
+const exampleRows = readFileSync(`${NEMO_GYM_EXAMPLES}/code_gen/example.jsonl`, "utf8")
   .trim()
   .split("\n")
   .map((line) => JSON.parse(line) as Record<string, any>);

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { GYM, REPO_ROOT, runGym, SHARED_EXAMPLES, readJsonlFile } from "./helpers/cli.js";
+import { GYM, REPO_ROOT, runGym, NEMO_GYM_EXAMPLES, readJsonlFile } from "./helpers/cli.js";
 
 let dir: string;
 beforeAll(() => {
@@ -17,7 +17,7 @@ beforeAll(() => {
 
 /** N distinct tasks of example_single_tool_call (two model calls and one tool call each). */
 function writeInput(path: string, tasks: number): void {
-  const base = JSON.parse(readFileSync(join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!) as {
+  const base = JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!) as {
     responses_create_params: { input: Array<{ content: string; role: string }> };
   };
   const lines: string[] = [];

@@ -7,10 +7,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readJsonlFile, REPO_ROOT, runGym, SHARED_EXAMPLES, startGym } from "./helpers/cli.js";
+import { readJsonlFile, REPO_ROOT, runGym, NEMO_GYM_EXAMPLES, startGym } from "./helpers/cli.js";
 
 const FAKE_ENGINE = join(REPO_ROOT, "bench", "fake_engine_process.ts");
-const INPUT = join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl");
+const INPUT = join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl");
 let dir: string;
 
 beforeAll(() => {

@@ -15,11 +15,11 @@ import { buildInstance, startServers, type RunningServers } from "../src/orchest
 import { serverStatus } from "../src/orchestrate/status.js";
 import type { FakeEngine } from "./doubles/fake_engine.js";
 import { engineOf, onTeardown } from "./helpers/scope.js";
-import { SHARED_EXAMPLES } from "./helpers/cli.js";
+import { NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
 
 
 function weatherRows(count: number): Array<Record<string, any>> {
-  const base = JSON.parse(readFileSync(join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
+  const base = JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
   return Array.from({ length: count }, (_, i) => {
     const row = structuredClone(base);
     row.responses_create_params.input[1].content = `what's it like in sf? (question ${i})`;

@@ -13,7 +13,7 @@ import { ROLLOUT_HEADER } from "../src/protocol/index.js";
 import { startServers, type RunningServers } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
 import { engineOf, onTeardown } from "./helpers/scope.js";
-import { SHARED_EXAMPLES } from "./helpers/cli.js";
+import { NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
 
 
 async function json(url: string, options: Parameters<typeof call>[1] = {}) {
@@ -22,7 +22,7 @@ async function json(url: string, options: Parameters<typeof call>[1] = {}) {
 }
 
 function weatherRow(question: string, model: string): Record<string, any> {
-  const row = JSON.parse(readFileSync(join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
+  const row = JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
   row.responses_create_params.input[1].content = `what's it like in sf? (${question})`;
   row.responses_create_params.model = model;
   return row;

@@ -14,7 +14,7 @@ import { rolloutDeadlineMs } from "../src/collect/service.js";
 import { call, callJson, closeDispatcher, NO_RETRY } from "../src/http/client.js";
 import { startServers, type RunningServers } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine, type FakeEngineOptions } from "./doubles/fake_engine.js";
-import { REPO_ROOT, SHARED_EXAMPLES } from "./helpers/cli.js";
+import { REPO_ROOT, NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -29,7 +29,7 @@ beforeAll(() => {
 
 /** N distinct example_single_tool_call rows (two model calls and one tool call each); `poison` marks some. */
 function weatherRows(count: number, poison: ReadonlySet<number> = new Set()): Array<Record<string, any>> {
-  const base = JSON.parse(readFileSync(join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
+  const base = JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
   return Array.from({ length: count }, (_, i) => {
     const row = structuredClone(base);
     row.responses_create_params.input[1].content = `what's it like in sf? (question ${i})${poison.has(i) ? " poison" : ""}`;

@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MissingRolloutsError, RolloutStreamError, runRollouts, streamRollouts, type RolloutRow } from "../src/client/rollouts.js";
 import { engineOf, onTeardown } from "./helpers/scope.js";
-import { REPO_ROOT, runGym, SHARED_EXAMPLES, startGym, waitForOutput } from "./helpers/cli.js";
+import { REPO_ROOT, runGym, NEMO_GYM_EXAMPLES, startGym, waitForOutput } from "./helpers/cli.js";
 
 
 function exampleRows(id: string, count: number, agent?: string): Array<Record<string, any>> {
-  const lines = readFileSync(join(SHARED_EXAMPLES, id, "example.jsonl"), "utf8").trim().split("\n");
+  const lines = readFileSync(join(NEMO_GYM_EXAMPLES, id, "example.jsonl"), "utf8").trim().split("\n");
   return Array.from({ length: count }, (_, i) => {
     const row = JSON.parse(lines[i % lines.length]!);
     // Distinct tasks: the first user message names its index.

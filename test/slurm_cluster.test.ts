@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { readJsonlFile, runGym, SHARED_EXAMPLES } from "./helpers/cli.js";
+import { readJsonlFile, runGym, NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
 
 /** Daemons live in sbin, which a non-root PATH often lacks. */
 function which(name: string): string | undefined {
@@ -176,7 +176,7 @@ describe.skipIf(!SLURMCTLD && !required)("gym eval submit on a real single-node 
 
   /** `gym eval submit` for real (no --dry-run); returns the two job ids. */
   async function submit(modelUrl: string, extra: string[] = []): Promise<[string, string]> {
-    const input = join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl");
+    const input = join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl");
     const submitted = await runGym(
       ["eval", "submit", "--shards", "3", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", modelUrl, "--model", "m", "-i", input, "-o", output(), "--num-repeats", "2", "--quiet", "--time", "00:05:00", ...extra],
       { env: { SLURM_CONF: env.SLURM_CONF } },
@@ -230,7 +230,7 @@ describe.skipIf(!SLURMCTLD && !required)("gym eval submit on a real single-node 
     const apiKey = `sk-${randomBytes(8).toString("hex")}`;
     const keyDir = join(root, "keyed");
     mkdirSync(keyDir);
-    const input = join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl");
+    const input = join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl");
     const before = engine.requests.length;
     const submitted = await runGym(
       ["eval", "submit", "--shards", "2", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "--model-api-key", apiKey, "-i", input, "-o", join(keyDir, "out.jsonl"), "--quiet", "--time", "00:05:00"],

@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { GYM, readJsonlFile, REPO_ROOT, runGym, SHARED_EXAMPLES } from "./helpers/cli.js";
+import { GYM, readJsonlFile, REPO_ROOT, runGym, NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
 
-const INPUT = join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl");
+const INPUT = join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl");
 
 let engine: FakeEngine;
 let root: string;

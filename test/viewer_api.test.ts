@@ -12,7 +12,7 @@ import { startViewer, type Viewer } from "../src/viewer/server.js";
 import { VIEWER_SCRIPT } from "../src/viewer/page.js";
 import { resultLine } from "../src/collect/lines.js";
 import { onTeardown } from "./helpers/scope.js";
-import { runGym, SHARED_EXAMPLES, startGym, waitForOutput } from "./helpers/cli.js";
+import { runGym, NEMO_GYM_EXAMPLES, startGym, waitForOutput } from "./helpers/cli.js";
 import { writeViewerRun, XSS_IMG, XSS_SCRIPT, type ViewerRun } from "./fixtures/viewer/run.js";
 
 let dir: string;
@@ -292,7 +292,7 @@ describe("gym view API", () => {
   it("reads a NeMo Gym rollout file with no indices and no siblings", async () => {
     const nemoDir = mkdtempSync(join(dir, "nemo-"));
     const file = join(nemoDir, "example_rollouts.jsonl");
-    copyFileSync(join(SHARED_EXAMPLES, "example_multi_step", "example_rollouts.jsonl"), file);
+    copyFileSync(join(NEMO_GYM_EXAMPLES, "example_multi_step", "example_rollouts.jsonl"), file);
     const nemo = await open({ rolloutsPath: file });
     const { body } = await get("/api/summary", nemo.url);
     expect(body.counts).toMatchObject({ rollouts: 5, failures: 0, tasks: 5, agents: 1, planned: null, missing_pairs: null, malformed_lines: 0 });

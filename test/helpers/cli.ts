@@ -6,7 +6,8 @@ import { join } from "node:path";
 
 export const REPO_ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..");
 export const GYM = join(REPO_ROOT, "dist", "cli", "main.js");
-export const SHARED_EXAMPLES = join(REPO_ROOT, "..", "shared", "nemo-gym-examples");
+/** NeMo Gym's example data files, copied into the repository (see its README), so a clone alone passes. */
+export const NEMO_GYM_EXAMPLES = join(REPO_ROOT, "test", "fixtures", "nemo-gym-examples");
 
 export interface GymResult {
   code: number | null;
