@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { machineLine, markdownTable } from "./machine.js";
-import { GYM, REPO_ROOT, SHARED_EXAMPLES } from "../test/helpers/cli.js";
+import { GYM, REPO_ROOT, NEMO_GYM_EXAMPLES } from "../test/helpers/cli.js";
 
 const TICKS = 100; // USER_HZ on Linux
 const PAGE_KB = 4;
@@ -96,7 +96,7 @@ class TreeMeter {
 }
 
 function writeInput(path: string, rows: number): void {
-  const base = JSON.parse(readFileSync(join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
+  const base = JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
   const lines: string[] = [];
   for (let i = 0; i < rows; i++) {
     base.responses_create_params.input[1].content = `what's it like in sf? (question ${i})`;

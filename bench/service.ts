@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { streamRollouts } from "../src/client/rollouts.js";
 import { closeDispatcher } from "../src/http/client.js";
 import { freePort } from "../src/orchestrate/start.js";
-import { GYM, REPO_ROOT, SHARED_EXAMPLES } from "../test/helpers/cli.js";
+import { GYM, REPO_ROOT, NEMO_GYM_EXAMPLES } from "../test/helpers/cli.js";
 import { machineLine, markdownTable } from "./machine.js";
 
 function arg(name: string, fallback: string): string {
@@ -25,7 +25,7 @@ function arg(name: string, fallback: string): string {
 }
 
 function inputRows(count: number): Array<Record<string, unknown>> {
-  const base = JSON.parse(readFileSync(join(SHARED_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
+  const base = JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
   return Array.from({ length: count }, (_, i) => {
     const row = structuredClone(base);
     row.responses_create_params.input[1].content = `what's it like in sf? (question ${i})`;
