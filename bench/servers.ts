@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { connect, type Socket } from "node:net";
 import { freePort } from "../src/orchestrate/start.js";
 import { GYM, REPO_ROOT } from "../test/helpers/cli.js";
-import { jsonBodyOf, median, rawRequest, rssMb, slowClient } from "../test/helpers/hostile.js";
+import { jsonBodyOf, median, rawRequest, rssMb, slowClient, weatherRow } from "../test/helpers/hostile.js";
 import { machineLine, markdownTable } from "./machine.js";
 
 function arg(name: string, fallback: string): string {
@@ -22,23 +22,7 @@ function arg(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
 }
 
-const ROW = {
-  responses_create_params: {
-    input: [
-      { content: "You are a helpful personal assistant.", role: "developer" },
-      { content: "what's it like in sf?", role: "user" },
-    ],
-    tools: [
-      {
-        name: "get_weather",
-        parameters: { type: "object", properties: { city: { type: "string", description: "" } }, required: ["city"], additionalProperties: false },
-        strict: true,
-        type: "function",
-        description: "",
-      },
-    ],
-  },
-};
+const ROW = weatherRow();
 
 function stdoutUntil(child: ChildProcess, marker: string): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { runGym, NEMO_GYM_EXAMPLES, startGym, waitForOutput } from "./helpers/cli.js";
+import { runGym, NEMO_GYM_EXAMPLES, startGym, waitForOutput, processAlive as alive } from "./helpers/cli.js";
 
 let engine: FakeEngine;
 let dir: string;
@@ -17,15 +17,6 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "gym-cli-env-"));
 });
 afterAll(async () => engine.close());
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Children of `pid` (Linux /proc), to check nothing outlives the parent. */
 function childPids(pid: number): number[] {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
 import { runGym, startGym, waitForOutput } from "./helpers/cli.js";
-import { bodyStartOnly, deepJson, jsonBodyOf, median, rawRequest, rssMb, slowClient } from "./helpers/hostile.js";
+import { bodyStartOnly, deepJson, jsonBodyOf, median, rawRequest, rssMb, slowClient, weatherRow as row } from "./helpers/hostile.js";
 
 const MiB = 1024 * 1024;
 /** What the spawned servers are told (GYM_MAX_BODY_MB, GYM_REQUEST_TIMEOUT_S): small, so tests stay cheap. */
@@ -18,27 +18,6 @@ const REQUEST_TIMEOUT_S = 2;
 const RSS_SLACK_MB = 200;
 /** Rows with this word get slow model calls (1.5 s each, two per rollout). */
 const SLOW = "SLOW-PLEASE";
-
-/** An `example_single_tool_call` row (as in its example.jsonl): two model calls and one tool call. */
-function row(question = "what's it like in sf?"): Record<string, unknown> {
-  return {
-    responses_create_params: {
-      input: [
-        { content: "You are a helpful personal assistant.", role: "developer" },
-        { content: question, role: "user" },
-      ],
-      tools: [
-        {
-          name: "get_weather",
-          parameters: { type: "object", properties: { city: { type: "string", description: "" } }, required: ["city"], additionalProperties: false },
-          strict: true,
-          type: "function",
-          description: "",
-        },
-      ],
-    },
-  };
-}
 
 let engine: FakeEngine;
 const children: ChildProcess[] = [];

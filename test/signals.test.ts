@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { engineOf } from "./helpers/scope.js";
-import { readJsonlFile, REPO_ROOT, runGym, startGym, waitForOutput } from "./helpers/cli.js";
+import { readJsonlFile, REPO_ROOT, runGym, startGym, waitForOutput, processAlive as alive } from "./helpers/cli.js";
 import type { FakeEngine } from "./doubles/fake_engine.js";
 
 const EXAMPLE = join(REPO_ROOT, "src", "environments", "example_single_tool_call", "data", "example.jsonl");
@@ -20,15 +20,6 @@ beforeAll(async () => {
   // Slow enough that `eval run` is mid-collection when the signal comes.
   engine = await engineOf({ delayMs: 300 });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Every descendant of `pid` (Linux), children first. */
 function descendants(pid: number): number[] {

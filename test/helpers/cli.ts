@@ -68,3 +68,13 @@ export function readJsonlFile(path: string): Array<Record<string, any>> {
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, any>);
 }
+
+/** Whether a process with this pid still exists (signal 0 checks without sending anything). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -150,3 +150,24 @@ export function median(values: number[]): number {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
+
+/** An `example_single_tool_call` row (as in its example.jsonl): two model calls and one tool call. */
+export function weatherRow(question = "what's it like in sf?"): Record<string, unknown> {
+  return {
+    responses_create_params: {
+      input: [
+        { content: "You are a helpful personal assistant.", role: "developer" },
+        { content: question, role: "user" },
+      ],
+      tools: [
+        {
+          name: "get_weather",
+          parameters: { type: "object", properties: { city: { type: "string", description: "" } }, required: ["city"], additionalProperties: false },
+          strict: true,
+          type: "function",
+          description: "",
+        },
+      ],
+    },
+  };
+}
