@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ServerImplementation } from "../src/orchestrate/implementation.js";
+import * as builtinRegistry from "../src/orchestrate/registry.js";
 import { environmentConfigPath, modelConfigPath } from "../src/orchestrate/registry.js";
 import { ServerRef, type ServerType } from "../src/protocol/index.js";
 import { ConfigError, resolveConfig, validateConfig, type ImplementationRegistry, type ResolveOptions } from "../src/config/index.js";
@@ -78,7 +79,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function resolve(files: Record<string, string>, options: ResolveOptions = {}) {
+function resolve(files: Record<string, string>, options: Partial<ResolveOptions> = {}) {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return resolveConfig({ cwd: dir, env: {}, registry, configPaths: Object.keys(files), ...options });
 }
@@ -264,6 +265,7 @@ describe("with the built-in registry", () => {
       env: {},
       configPaths: [environmentConfigPath("example_multi_step"), modelConfigPath("vllm_model")],
       overrides: secrets,
+      registry: builtinRegistry,
     });
     expect(instances.map((i) => `${i.name}:${i.implementation}`)).toEqual([
       "example_multi_step:example_multi_step",
@@ -279,6 +281,7 @@ describe("with the built-in registry", () => {
         env: {},
         configPaths: [environmentConfigPath("example_multi_step"), modelConfigPath("openai_model")],
         overrides: [...secrets, "+example_multi_step_simple_agent.responses_api_agents.simple_agent.max_step=3"],
+        registry: builtinRegistry,
       }),
     );
     expect(error.message).toContain("unrecognised field `max_step` (from command-line override");

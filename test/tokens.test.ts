@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { toolCallGrammar } from "../src/models/local/tool_grammar.js";
 import { exportTokens, flattenRollout, NoTokensError } from "../src/tokens/export.js";
-import { evalExport } from "../src/tokens/export_cli.js";
+import { evalExport } from "../src/cli/eval_export.js";
 import { parseCompletion, templateToolCallFormat } from "../src/tokens/parse_completion.js";
 import { callTokensOf, NonContiguousError, onPolicyPromptIds } from "../src/tokens/prefix.js";
 import { pythonJsonDumps } from "../src/tokens/python_json.js";

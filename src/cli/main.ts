@@ -180,7 +180,7 @@ evalCommand
   .requiredOption("--output <path>", "where to write the tokens JSONL")
   .option("--format <format>", "export format (only: tokens)", "tokens")
   .option("--overwrite", "replace an earlier export (without it, gym refuses to)")
-  .action(async (options) => (await import("../tokens/export_cli.js")).evalExport(options));
+  .action(async (options) => (await import("./eval_export.js")).evalExport(options));
 
 configOptions(
   program

@@ -2,7 +2,7 @@
 // servers itself (as `gym env start` does; their head serves `/v1/rollouts` too), or with
 // `--head-url` it serves the agents of servers already running.
 import { mountRolloutService } from "../collect/service.js";
-import { ROLLOUTS_PATH } from "../collect/service_protocol.js";
+import { ROLLOUTS_PATH } from "../protocol/rollout_service.js";
 import { closeDispatcher } from "../http/client.js";
 import { createServer, listen } from "../http/server.js";
 import { waitForModels } from "../orchestrate/readiness.js";

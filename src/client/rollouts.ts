@@ -13,9 +13,9 @@ import {
   type MissingRollout,
   type RolloutSummary,
   type StreamErrorLine,
-} from "../collect/service_protocol.js";
+} from "../protocol/rollout_service.js";
 
-export type { MissingRollout, RolloutSummary } from "../collect/service_protocol.js";
+export type { MissingRollout, RolloutSummary } from "../protocol/rollout_service.js";
 
 export interface RolloutRequestBody {
   rows: Array<Record<string, unknown>>;

@@ -1,6 +1,6 @@
 // The rollout service: `POST /v1/rollouts` takes rows and streams back one NDJSON line per finished
 // rollout, in completion order, then a summary that accounts for every requested pair (see
-// service_protocol.ts). It is `gym eval run` without files: the same materialiser, the same engine
+// protocol/rollout_service.ts). It is `gym eval run` without files: the same materialiser, the same engine
 // (bounded admission, deadlines, failure classes) and the same agent calls, for trainers that call the
 // environment side thousands of times per step. The head server mounts it; `gym serve` runs it alone.
 import type { FastifyInstance, FastifyReply } from "fastify";
@@ -21,7 +21,7 @@ import {
   type RolloutSummary,
   type ServiceStats,
   type StreamErrorLine,
-} from "./service_protocol.js";
+} from "../protocol/rollout_service.js";
 
 export interface RolloutServiceOptions {
   /** Agent instance name → base URL, read per request (a head's instances can change). */

@@ -8,7 +8,7 @@
 // `resources_servers/example_multi_step/configs/example_multi_step.yaml` maps to Gymkit's built-in copy.
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
-import { environmentConfigPath, modelConfigPath } from "../orchestrate/registry.js";
+import { nemoGymBuiltinPath } from "./builtin_configs.js";
 import { ConfigError } from "./errors.js";
 import { readConfigFile } from "./load_yaml.js";
 import type { Mapping } from "./tree.js";
@@ -26,14 +26,6 @@ export interface ConfigFile {
 
 /** Maps a NeMo Gym repo-relative config path to a built-in file, or undefined. */
 export type BuiltinConfigResolver = (path: string) => string | undefined;
-
-export function nemoGymBuiltinPath(path: string): string | undefined {
-  const match = /^(?:\.\/)?(resources_servers|responses_api_models)\/([\w-]+)\/configs\/([\w-]+)\.ya?ml$/.exec(path);
-  if (!match) return undefined;
-  const [, type, folder, file] = match;
-  if (folder !== file) return undefined;
-  return type === "resources_servers" ? environmentConfigPath(file ?? "") : modelConfigPath(file ?? "");
-}
 
 export function labelFor(path: string, cwd: string): string {
   const rel = relative(cwd, path);

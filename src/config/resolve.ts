@@ -31,7 +31,7 @@ export interface ComposeOptions {
   env?: Environment;
   /** `false` skips env.yaml; a string reads that file instead of `<cwd>/env.yaml`. */
   envYaml?: boolean | string;
-  /** Maps NeMo Gym repo paths to built-in configs; default: the registry's environment and model configs. */
+  /** Maps NeMo Gym repo paths to built-in configs; default: the package's built-in environment and model configs. */
   builtinConfig?: BuiltinConfigResolver;
   /** Values used when no source sets them (e.g. `{policy_api_key: "dummy"}`); below every file. */
   defaults?: Mapping;
@@ -55,8 +55,8 @@ export interface ComposedConfig {
 }
 
 export interface ResolveOptions extends ComposeOptions {
-  /** Implementation lookup for validation; default: the built-in registry. */
-  registry?: ImplementationRegistry;
+  /** Implementation lookup for validation (orchestrate/registry.ts, or a test's own). */
+  registry: ImplementationRegistry;
 }
 
 export interface ResolvedConfig extends ComposedConfig {
@@ -100,7 +100,7 @@ export function composeConfig(options: ComposeOptions = {}): ComposedConfig {
 }
 
 /** composeConfig, then validation of every instance against its implementation; throws ConfigError. */
-export async function resolveConfig(options: ResolveOptions = {}): Promise<ResolvedConfig> {
+export async function resolveConfig(options: ResolveOptions): Promise<ResolvedConfig> {
   const composed = composeConfig(options);
   const instances = await validateConfig(composed.config, { registry: options.registry, provenance: composed.provenance });
   return { ...composed, instances };

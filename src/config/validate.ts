@@ -6,9 +6,8 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { z } from "zod";
 import type { ServerType } from "../protocol/index.js";
-import { METADATA_KEYS, type ServerImplementation } from "../orchestrate/implementation.js";
-import * as registry from "../orchestrate/registry.js";
 import { ProblemList } from "./errors.js";
+import { METADATA_KEYS } from "./metadata_keys.js";
 import { findInstances, fromSource, type InstanceShape } from "./instances.js";
 import { Provenance } from "./provenance.js";
 import { checkRefs } from "./refs.js";
@@ -30,14 +29,23 @@ export interface ResolvedInstance {
   warnings?: string[];
 }
 
-/** The registry functions validation needs; tests inject small fakes. */
+/** What validation needs of an implementation: its schema and the NeMo Gym fields it accepts to no effect. */
+export interface ValidatedImplementation {
+  configSchema: z.ZodType<any>;
+  noEffectFields?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The registry functions validation needs. The caller hands it in (orchestrate/registry.ts for the real
+ * one; tests inject small fakes), so config/ never imports the implementations it validates.
+ */
 export interface ImplementationRegistry {
-  loadImplementation(type: ServerType, id: string, entrypoint?: string): Promise<ServerImplementation<any>>;
+  loadImplementation(type: ServerType, id: string, entrypoint?: string): Promise<ValidatedImplementation>;
   builtinIds(type: ServerType): string[];
 }
 
 export interface ValidateOptions {
-  registry?: ImplementationRegistry;
+  registry: ImplementationRegistry;
   /** Where each key came from, for messages; without it, messages name no files. */
   provenance?: Provenance;
   /** Accept refs to model instances that are not defined (see checkRefs). */
@@ -46,8 +54,8 @@ export interface ValidateOptions {
 
 const METADATA = new Set<string>(METADATA_KEYS);
 
-export async function validateConfig(config: Mapping, options: ValidateOptions = {}): Promise<ResolvedInstance[]> {
-  const reg = options.registry ?? registry;
+export async function validateConfig(config: Mapping, options: ValidateOptions): Promise<ResolvedInstance[]> {
+  const reg = options.registry;
   const provenance = options.provenance ?? new Provenance();
   const problems = new ProblemList();
   const shapes = findInstances(config, provenance, problems);
@@ -81,7 +89,7 @@ async function validateInstance(
     );
     return undefined;
   }
-  let impl: ServerImplementation<any>;
+  let impl: ValidatedImplementation;
   try {
     impl = await reg.loadImplementation(type, id, entrypoint);
   } catch (error) {

@@ -28,19 +28,5 @@ export interface ServerImplementation<C = Record<string, unknown>> {
   build(context: InstanceContext<C>): Promise<FastifyInstance>;
 }
 
-/** Config keys NeMo Gym treats as metadata on any server: accepted everywhere, used by none. */
-export const METADATA_KEYS = [
-  "entrypoint",
-  "domain",
-  "verified",
-  "verified_url",
-  "description",
-  "value",
-  "license",
-  "host",
-  "port",
-  "dataset",
-  "datasets",
-  "expose_tools_over_mcp",
-  "num_workers",
-] as const;
+// Kept beside the contract for implementations and tests that strip metadata keys themselves.
+export { METADATA_KEYS } from "../config/metadata_keys.js";

@@ -2,8 +2,7 @@
 // process that runs one instance) imports only what it uses, and your own, from the module a config's
 // `entrypoint` names.
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { ServerType } from "../protocol/index.js";
 import type { ServerImplementation } from "./implementation.js";
 
@@ -80,18 +79,8 @@ async function loadEntrypoint(type: ServerType, id: string, entrypoint: string):
   return impl as ServerImplementation<any>;
 }
 
-/** The package root (the folder holding package.json), from both src/ (tests) and dist/ (installed). */
-export const PACKAGE_ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..");
-
-/** `configs/<id>.yaml` of a built-in environment, e.g. for `--resources-server ID`. */
-export function environmentConfigPath(id: string): string {
-  return join(PACKAGE_ROOT, "src", "environments", id, "configs", `${id}.yaml`);
-}
-
-/** `configs/<id>.yaml` of a built-in model type, e.g. for `--model-type vllm_model`. */
-export function modelConfigPath(id: string): string {
-  return join(PACKAGE_ROOT, "src", "models", "configs", `${id}.yaml`);
-}
+// The built-in config paths live in config/ (composition follows them); re-exported for callers of the registry.
+export { environmentConfigPath, modelConfigPath, PACKAGE_ROOT } from "../config/builtin_configs.js";
 
 export function builtinIds(type: ServerType): string[] {
   return Object.keys(IMPLEMENTATIONS[type]);

@@ -1,11 +1,11 @@
 // `gym eval export --format tokens --rollouts out.jsonl --output tokens.jsonl`: the trainer export
-// (export.ts) as a command. Rollouts that cannot be exported (no token ids, or not contiguous) are
+// (tokens/export.ts) as a command. Rollouts that cannot be exported (no token ids, or not contiguous) are
 // listed and make the exit code 3, so a pipeline never trains on a silently shortened set.
 import { closeSync, openSync, writeSync } from "node:fs";
-import { EXIT, UsageError } from "../cli/exit.js";
+import { EXIT, UsageError } from "./exit.js";
 import { checkReadableFile, checkWritableFile, ensureParentFolder } from "../config/file_errors.js";
 import { refuseFinishedResults, refuseOutputsOverInputs } from "../collect/output_guard.js";
-import { exportTokens } from "./export.js";
+import { exportTokens } from "../tokens/export.js";
 
 export interface ExportOptions {
   rollouts: string;
