@@ -5,10 +5,10 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { renderChatTemplate } from "../src/tokens/chat_template.js";
-import { loadTokenizer } from "../src/tokens/tokenizer.js";
+import { renderChatTemplate } from "./chat_template.js";
+import { loadTokenizer } from "./tokenizer.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const FIXTURES = join(ROOT, "test", "fixtures", "tokens");
 const readJson = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), "utf8"));
 

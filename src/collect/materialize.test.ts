@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readJsonl, JsonlError, type JsonlLine } from "../src/collect/jsonl.js";
-import { Materializer } from "../src/collect/materialize.js";
+import { readJsonl, JsonlError, type JsonlLine } from "./jsonl.js";
+import { Materializer } from "./materialize.js";
 
 const row = (text: string, extra: Record<string, unknown> = {}) => ({ responses_create_params: { input: text }, ...extra });
 

@@ -3,7 +3,7 @@
 // workers keep answering. Exercised from src (the .ts worker through tsx) and from the built dist.
 import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { MathVerifierPool } from "../src/verifiers/math/pool.js";
+import { MathVerifierPool } from "./pool.js";
 
 /** A legitimate but slow answer: an exact binomial with a 10^100 top takes seconds (SymPy's too). */
 const SLOW = "\\boxed{\\binom{10^{100}}{5000}}";
@@ -64,10 +64,10 @@ describe("MathVerifierPool from src", () => {
 });
 
 // `npm test` builds dist before vitest; run alone, the dist check is skipped if there is no build.
-const distPool = new URL("../dist/verifiers/math/pool.js", import.meta.url);
+const distPool = new URL("../../../dist/verifiers/math/pool.js", import.meta.url);
 describe.skipIf(!existsSync(distPool))("MathVerifierPool from the built dist", () => {
   it("loads the .js worker and verifies, including a deadline kill", async () => {
-    const { MathVerifierPool: DistPool } = (await import(distPool.href)) as typeof import("../src/verifiers/math/pool.js");
+    const { MathVerifierPool: DistPool } = (await import(distPool.href)) as typeof import("./pool.js");
     const p = new DistPool({ size: 1, timeoutMs: 1_000 });
     try {
       expect(await p.verify("\\(\\frac{333}{1997}\\)", "So $\\boxed{\\dfrac{333}{1997}}$.")).toMatchObject({ reward: 1, outcome: "ok" });

@@ -3,8 +3,8 @@
 // verdicts are worked out from the reference code's rules; the language ones were checked against
 // Python's langdetect 1.0.9 with seed 0.
 import { describe, expect, it } from "vitest";
-import { followsInstruction } from "../src/verifiers/ifeval/evaluate.js";
-import { INSTRUCTIONS } from "../src/verifiers/ifeval/registry.js";
+import { followsInstruction } from "./evaluate.js";
+import { INSTRUCTIONS } from "./registry.js";
 
 type Case = [id: string, kwargs: Record<string, unknown> | null, text: string, expected: boolean];
 

@@ -2,13 +2,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { FastifyInstance } from "fastify";
-import { call, callJson, CallError, NO_RETRY } from "../src/http/client.js";
-import { CookieJar } from "../src/http/cookies.js";
-import { parseOr422 } from "../src/http/errors.js";
-import { createServer, listen, sessionCookieName } from "../src/http/server.js";
-import { rolloutBodyLimit, requestTimeoutMs } from "../src/http/limits.js";
-import { rawRequest } from "./helpers/hostile.js";
-import { ResponsesCreateParams } from "../src/protocol/index.js";
+import { call, callJson, CallError, NO_RETRY } from "./client.js";
+import { CookieJar } from "./cookies.js";
+import { parseOr422 } from "./errors.js";
+import { createServer, listen, sessionCookieName } from "./server.js";
+import { rolloutBodyLimit, requestTimeoutMs } from "./limits.js";
+import { rawRequest } from "../../test/helpers/hostile.js";
+import { ResponsesCreateParams } from "../protocol/index.js";
 
 let app: FastifyInstance;
 let url: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { aggregateMetrics, numericFields } from "../src/metrics/aggregate.js";
-import { summarize } from "../src/metrics/stats.js";
+import { aggregateMetrics, numericFields } from "./aggregate.js";
+import { summarize } from "./stats.js";
 
 describe("summarize", () => {
   it("uses the sample standard deviation (ddof=1)", () => {

@@ -5,11 +5,11 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import os from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CGROUP_DIR } from "../src/sandbox/cgroup.js";
-import { classify } from "../src/sandbox/classify.js";
-import { PYTHON, programFor } from "../src/sandbox/languages.js";
-import { Sandbox, SandboxUnavailableError } from "../src/sandbox/runner.js";
-import { processesOfUid } from "../src/sandbox/uids.js";
+import { CGROUP_DIR } from "./cgroup.js";
+import { classify } from "./classify.js";
+import { PYTHON, programFor } from "./languages.js";
+import { Sandbox, SandboxUnavailableError } from "./runner.js";
+import { processesOfUid } from "./uids.js";
 
 let sandbox: Sandbox;
 beforeAll(async () => {

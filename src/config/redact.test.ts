@@ -1,7 +1,7 @@
 // Secrets are hidden before a config is printed; the YAML printer round-trips.
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { isSecretKey, redactSecrets, toYaml } from "../src/config/index.js";
+import { isSecretKey, redactSecrets, toYaml } from "./index.js";
 
 describe("redactSecrets", () => {
   const config = {

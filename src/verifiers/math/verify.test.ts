@@ -3,10 +3,10 @@
 // the pieces (normalisation, extraction, exact numbers, printing) on their own.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { extractGold, extractPrediction } from "../src/verifiers/math/extract.js";
-import { normalizeLatex } from "../src/verifiers/math/normalize.js";
-import { floatText } from "../src/verifiers/math/print.js";
-import { stripGoldDelimiters, verifyAnswer } from "../src/verifiers/math/verify.js";
+import { extractGold, extractPrediction } from "./extract.js";
+import { normalizeLatex } from "./normalize.js";
+import { floatText } from "./print.js";
+import { stripGoldDelimiters, verifyAnswer } from "./verify.js";
 
 interface CorpusRow {
   id: number;
@@ -19,7 +19,7 @@ interface CorpusRow {
 }
 
 export function loadCorpus(): CorpusRow[] {
-  const text = readFileSync(new URL("./fixtures/math/corpus.jsonl", import.meta.url), "utf8");
+  const text = readFileSync(new URL("../../../test/fixtures/math/corpus.jsonl", import.meta.url), "utf8");
   return text.trim().split("\n").map((line) => JSON.parse(line) as CorpusRow);
 }
 

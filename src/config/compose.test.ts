@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError, composeConfig, parseOverride, parseOverrideValue, type ComposeOptions } from "../src/config/index.js";
+import { ConfigError, composeConfig, parseOverride, parseOverrideValue, type ComposeOptions } from "./index.js";
 
 let dir: string;
 beforeEach(() => {

@@ -3,10 +3,10 @@
 // cleared before a notice and drawn again after it, and is cleared at the end; on a resume the rate
 // and ETA count only this run's work.
 import { describe, expect, it } from "vitest";
-import type { Progress } from "../src/collect/collect.js";
-import { emptyRetryStats } from "../src/http/retry_stats.js";
-import { describeRetries, describeStall, formatProgress, ProgressPrinter } from "../src/cli/progress.js";
-import { displayWidth, fitToWidth } from "../src/cli/text_width.js";
+import type { Progress } from "../collect/collect.js";
+import { emptyRetryStats } from "../http/retry_stats.js";
+import { describeRetries, describeStall, formatProgress, ProgressPrinter } from "./progress.js";
+import { displayWidth, fitToWidth } from "./text_width.js";
 
 const CLEAR = "\r\x1b[2K";
 

@@ -4,9 +4,9 @@ import { linkSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkWritableFile, ensureParentFolder } from "../src/config/file_errors.js";
-import { differences, fingerprintOf, isRepeatsExtension } from "../src/collect/fingerprint.js";
-import { countLines, refuseFinishedResults, sameFileHow } from "../src/collect/output_guard.js";
+import { checkWritableFile, ensureParentFolder } from "../config/file_errors.js";
+import { differences, fingerprintOf, isRepeatsExtension } from "./fingerprint.js";
+import { countLines, refuseFinishedResults, sameFileHow } from "./output_guard.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gym-guard-"));
 const file = join(dir, "a.jsonl");

@@ -1,7 +1,7 @@
 // The pass/majority helper (src/metrics/pass_at_k.ts) math_with_judge opts into, against hand-computed
 // values of NeMo Gym's definitions.
 import { describe, expect, it } from "vitest";
-import { majorityScore, passAtKMetrics, unbiasedPassAtK, highestK } from "../src/metrics/pass_at_k.js";
+import { majorityScore, passAtKMetrics, unbiasedPassAtK, highestK } from "./pass_at_k.js";
 
 const row = (task: number, rollout: number, score: number, answer: string | null = null) => ({
   _ng_task_index: task,

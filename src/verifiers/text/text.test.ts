@@ -3,20 +3,20 @@
 // themselves (src/verifiers/text/testdata/generate_reference.py).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { countWords, splitIntoSentences } from "../src/verifiers/text/ifeval_util.js";
-import { detectLangs } from "../src/verifiers/text/langdetect/detector.js";
-import { PythonRandom } from "../src/verifiers/text/langdetect/python_random.js";
-import { sentTokenize } from "../src/verifiers/text/punkt.js";
-import { pyCompile, pyFinditer } from "../src/verifiers/text/pyregex.js";
-import { pyIndex, pyIsLower, pyIsUpper, pySlice, pySplit, pyStrip } from "../src/verifiers/text/pystr.js";
-import { treebankTokenize } from "../src/verifiers/text/word_tokenize.js";
+import { countWords, splitIntoSentences } from "./ifeval_util.js";
+import { detectLangs } from "./langdetect/detector.js";
+import { PythonRandom } from "./langdetect/python_random.js";
+import { sentTokenize } from "./punkt.js";
+import { pyCompile, pyFinditer } from "./pyregex.js";
+import { pyIndex, pyIsLower, pyIsUpper, pySlice, pySplit, pyStrip } from "./pystr.js";
+import { treebankTokenize } from "./word_tokenize.js";
 
 interface Reference {
   punkt: Array<{ text: string; sentences: string[]; words: string[]; ifeval_sentences: string[]; word_count: number }>;
   langdetect: Array<{ text: string; langs: Array<[string, number]> | null }>;
 }
 const reference = JSON.parse(
-  readFileSync(new URL("../src/verifiers/text/testdata/reference.json", import.meta.url), "utf8"),
+  readFileSync(new URL("./testdata/reference.json", import.meta.url), "utf8"),
 ) as Reference;
 
 describe("Punkt sentence tokenizer (same parameters as the Python reference)", () => {
