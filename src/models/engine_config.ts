@@ -1,5 +1,5 @@
-// Config fields every engine-backed model server shares (openai_model, vllm_model): recording,
-// per-call timeout and the retry budget for transient engine failures.
+// Config fields every model server with an engine over HTTP shares (openai_model, vllm_model):
+// recording (recorded.ts), per-call timeout and the retry budget for transient engine failures.
 import { z } from "zod";
 import type { RetryPolicy } from "../http/client.js";
 import { RecordingFields } from "./recorded.js";

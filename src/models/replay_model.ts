@@ -1,5 +1,5 @@
-// `replay_model`: serves responses recorded by `record_path` on openai_model / vllm_model, keyed by
-// the canonical request and the rollout (see replay_key.ts). Offline, deterministic, no engine.
+// `replay_model`: serves responses recorded by the `record_path` of any engine (recorded.ts), keyed
+// by the canonical request and the rollout (see replay_key.ts). Offline, deterministic, no engine.
 import { z } from "zod";
 import { HttpError } from "../http/errors.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
