@@ -1,7 +1,7 @@
 // The Responses ⇄ Chat Completions conversion rules on their own: turn grouping and <think> parsing.
 import { describe, expect, it } from "vitest";
 import { toChatMessages } from "../src/models/chat_request.js";
-import { splitThink, wrapThink } from "../src/models/think.js";
+import { splitThink, wrapThink } from "../src/tokens/think.js";
 import { ResponsesCreateParams } from "../src/protocol/index.js";
 
 const messages = (input: unknown[], replaceDeveloper = true) => toChatMessages(ResponsesCreateParams.parse({ input }), replaceDeveloper);

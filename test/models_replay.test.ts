@@ -95,6 +95,20 @@ describe.each([
     const again = await weatherRollout(replay, "0:1");
     expect(again.responses).toEqual(recorded[1]!.responses);
   });
+
+  it("keeps the chat passthrough of the recorded model, and records only Responses calls", async () => {
+    const path = join(dir, `${id}-chat.jsonl`);
+    const engine = await samplingEngine();
+    const live = await serve(implementation, fields(engine, path));
+    const chat = await call(`${live}/v1/chat/completions`, { method: "POST", body: { model: "x", messages: [{ role: "user", content: "ping" }] }, retry: NO_RETRY });
+    expect(chat.status).toBe(200);
+    expect(JSON.parse(chat.text).choices[0].message.content).toContain("You said: ping");
+    const { status } = await respond(live, { input: "Hello" }, "3:0");
+    expect(status).toBe(200);
+
+    const lines = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.map((line) => [line.request.input, line.rollout])).toEqual([["Hello", { task_index: 3, rollout_index: 0 }]]);
+  });
 });
 
 describe("replay_model", () => {

@@ -4,7 +4,7 @@
 // engine's chat template renders the conversation the way the model produced it.
 import { HttpError } from "../http/errors.js";
 import type { ResponsesCreateParams } from "../protocol/index.js";
-import { wrapThink } from "./think.js";
+import { wrapThink } from "../tokens/think.js";
 
 export interface ChatToolCall {
   id: string;

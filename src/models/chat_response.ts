@@ -4,7 +4,7 @@
 import { HttpError } from "../http/errors.js";
 import type { OutputItem, ResponseObject, ResponsesCreateParams, Usage } from "../protocol/index.js";
 import { buildResponse, newId } from "./response_object.js";
-import { splitThink } from "./think.js";
+import { splitThink } from "../tokens/think.js";
 
 export interface ChatResponseOptions {
   model: string;

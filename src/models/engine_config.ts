@@ -1,11 +1,11 @@
-// Config fields every engine-backed model server shares (openai_model, vllm_model): recording,
-// per-call timeout and the retry budget for transient engine failures.
+// Config fields every model server with an engine over HTTP shares (openai_model, vllm_model):
+// recording (recorded.ts), per-call timeout and the retry budget for transient engine failures.
 import { z } from "zod";
 import type { RetryPolicy } from "../http/client.js";
+import { RecordingFields } from "./recorded.js";
 
 export const EngineCallFields = {
-  /** Append every served response to this JSONL file, in the format replay_model reads. */
-  record_path: z.string().min(1).nullish(),
+  ...RecordingFields,
   /** Deadline of one engine attempt, in seconds. */
   request_timeout_s: z.number().positive().default(600),
   /** Retries after the first attempt for connection errors, timeouts, 429 and 5xx. */

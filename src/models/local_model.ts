@@ -9,10 +9,12 @@ import { z } from "zod";
 import { HttpError } from "../http/errors.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
 import type { ResponsesCreateParams } from "../protocol/index.js";
+import type { ModelAdapter } from "./adapter.js";
 import { defaultThreads, LocalEngine } from "./local/llama.js";
 import { toolCallGrammar, type GrammarTool } from "./local/tool_grammar.js";
+import { RecordingFields } from "./recorded.js";
 import { emptyIncompleteResponse } from "./response_object.js";
-import { buildModelServer, type ModelAdapter } from "./server.js";
+import { buildModelServer } from "./server.js";
 import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, type TokenTurnConfig } from "./token_turn.js";
 
 export const LocalModelConfig = z.strictObject({
@@ -37,8 +39,7 @@ export const LocalModelConfig = z.strictObject({
   top_p: z.number().positive().max(1).default(1),
   /** Keep only the k most likely tokens; null = the full distribution (exact, but slower on large vocabularies). */
   top_k: z.number().int().positive().nullish(),
-  /** Append every served response to this JSONL file, in the format replay_model reads. */
-  record_path: z.string().min(1).nullish(),
+  ...RecordingFields,
 });
 export type LocalModelConfig = z.infer<typeof LocalModelConfig>;
 
@@ -61,7 +62,7 @@ function forcedTools(params: ResponsesCreateParams): GrammarTool[] | null {
   return null;
 }
 
-export async function localAdapter(config: LocalModelConfig): Promise<{ adapter: ModelAdapter; engine: LocalEngine }> {
+export async function localAdapter(config: LocalModelConfig): Promise<ModelAdapter> {
   if (!existsSync(config.model_path)) throw new Error(`${ID}: model_path ${config.model_path} does not exist (a .gguf file is expected)`);
   const engine = await LocalEngine.load({ modelPath: config.model_path, threads: config.threads ?? defaultThreads(), contextSize: config.context_size });
   const tokenizer = engine.tokenizer;
@@ -76,8 +77,11 @@ export async function localAdapter(config: LocalModelConfig): Promise<{ adapter:
   };
   const stopIds = new Set<number>([turn.endOfTurnId]);
 
-  const adapter: ModelAdapter = {
+  return {
     models: () => [model],
+
+    // The model's weights and context live in this process until its server closes.
+    close: () => engine.dispose(),
 
     async createResponse(params, context) {
       const prompt = buildTokenPrompt(params, turn);
@@ -106,7 +110,6 @@ export async function localAdapter(config: LocalModelConfig): Promise<{ adapter:
       );
     },
   };
-  return { adapter, engine };
 }
 
 const implementation: ServerImplementation<LocalModelConfig> = {
@@ -114,10 +117,7 @@ const implementation: ServerImplementation<LocalModelConfig> = {
   id: ID,
   configSchema: LocalModelConfig,
   async build({ name, config }) {
-    const { adapter, engine } = await localAdapter(config);
-    const app = buildModelServer({ name, id: ID, adapter, recordPath: config.record_path });
-    app.addHook("onClose", async () => engine.dispose());
-    return app;
+    return buildModelServer({ name, id: ID, adapter: await localAdapter(config), recordPath: config.record_path });
   },
 };
 

@@ -4,11 +4,13 @@ import { z } from "zod";
 import { HttpError } from "../http/errors.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
 import { ResponseObject, type InputItem, type ResponsesCreateParams } from "../protocol/index.js";
+import type { ModelAdapter } from "./adapter.js";
+import { chatPassthrough } from "./chat_passthrough.js";
 import { isContextLengthError } from "./context_length.js";
 import { Engine, engineError } from "./engine.js";
 import { BooleanText, EngineCallFields, HeadersField, retryPolicy } from "./engine_config.js";
-import { emptyIncompleteResponse, emptyLengthChatCompletion } from "./response_object.js";
-import { buildModelServer, type ModelAdapter } from "./server.js";
+import { emptyIncompleteResponse } from "./response_object.js";
+import { buildModelServer } from "./server.js";
 import { truncate } from "../http/client.js";
 
 export const OpenAIModelConfig = z.strictObject({
@@ -70,12 +72,7 @@ export function openaiAdapter(config: OpenAIModelConfig): ModelAdapter {
       return parsed.data;
     },
 
-    async chatCompletions(body, context) {
-      const reply = await engine.post("/chat/completions", { ...body, model: config.openai_model }, context.rollout, context.signal);
-      if (reply.ok) return reply.json;
-      if (isContextLengthError(reply.status, reply.text)) return emptyLengthChatCompletion(config.openai_model);
-      throw engineError(ID, reply);
-    },
+    chatCompletions: chatPassthrough(engine, { label: ID, model: config.openai_model }),
   };
 }
 

@@ -1,14 +1,15 @@
-// `replay_model`: serves responses recorded by `record_path` on openai_model / vllm_model, keyed by
-// the canonical request and the rollout (see replay_key.ts). Offline, deterministic, no engine.
+// `replay_model`: serves responses recorded by the `record_path` of any engine (recorded.ts), keyed
+// by the canonical request and the rollout (see replay_key.ts). Offline, deterministic, no engine.
 import { z } from "zod";
 import { HttpError } from "../http/errors.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
 import type { ResponsesCreateParams, RolloutRef } from "../protocol/index.js";
+import type { ModelAdapter } from "./adapter.js";
 import { commonPrefix, firstDifference } from "./first_difference.js";
 import { RecordingIndex } from "./recording.js";
 import { canonicalRequest, keyHash, replayKey } from "./replay_key.js";
 import { describeRollout } from "./rollout_header.js";
-import { buildModelServer, type ModelAdapter } from "./server.js";
+import { buildModelServer } from "./server.js";
 
 export const ReplayModelConfig = z.strictObject({
   /** JSONL written by `record_path`; relative paths resolve against the working directory. */

@@ -1,29 +1,16 @@
-// The one builder for model servers: whatever the engine behind it, a Gymkit model server speaks
-// the same HTTP — `POST /v1/responses`, `POST /v1/chat/completions`, `GET /v1/models` — validates
+// The one piece that turns a model adapter (adapter.ts) into a model server: whatever the engine
+// behind it, a Gymkit model server speaks the same HTTP — `POST /v1/responses`,
+// `POST /v1/chat/completions` where the adapter has that capability, `GET /v1/models` — validates
 // the same way, and records the same way. Adapters only turn a Responses request into a response.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { HttpError, parseOr422 } from "../http/errors.js";
 import { createServer, rolloutBodyLimit } from "../http/server.js";
-import { ResponsesCreateParams, type ResponseObject, ROLLOUT_HEADER, type RolloutRef } from "../protocol/index.js";
+import { ResponsesCreateParams, ROLLOUT_HEADER } from "../protocol/index.js";
+import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";
-import { Recorder } from "./recording.js";
+import { withRecording } from "./recorded.js";
 import { parseRolloutHeader } from "./rollout_header.js";
-
-export interface ModelRequestContext {
-  /** From the `x-gymkit-rollout` header; null when the caller did not say. */
-  rollout: RolloutRef | null;
-  /** Aborted when the caller hangs up, so an abandoned call stops costing engine time. */
-  signal: AbortSignal;
-}
-
-export interface ModelAdapter {
-  /** Model ids listed by `GET /v1/models`. */
-  models(): string[];
-  createResponse(params: ResponsesCreateParams, context: ModelRequestContext): Promise<ResponseObject>;
-  /** A Chat Completions passthrough, for adapters whose engine speaks it. */
-  chatCompletions?(body: Record<string, unknown>, context: ModelRequestContext): Promise<unknown>;
-}
 
 export interface ModelServerOptions {
   /** Instance name (names the session cookie, as for every Gymkit server). */
@@ -31,7 +18,7 @@ export interface ModelServerOptions {
   /** Implementation id, for error messages. */
   id: string;
   adapter: ModelAdapter;
-  /** Append every served Responses call to this JSONL, in replay format. */
+  /** Append every served Responses call to this JSONL, in replay format (the engine's `record_path`). */
   recordPath?: string | null | undefined;
 }
 
@@ -52,9 +39,9 @@ function requestContext(request: FastifyRequest, reply: FastifyReply): ModelRequ
 }
 
 export function buildModelServer(options: ModelServerOptions): FastifyInstance {
-  const { adapter } = options;
-  const recorder = options.recordPath ? new Recorder(options.recordPath) : undefined;
+  const adapter = options.recordPath ? withRecording(options.adapter, options.recordPath) : options.adapter;
   const app = createServer({ name: options.name });
+  if (adapter.close) app.addHook("onClose", async () => adapter.close?.());
   addOpenAIErrorBodies(app);
   // A conversation with token ids of every earlier turn runs to tens of MiB.
   const carriesRollouts = { bodyLimit: rolloutBodyLimit() };
@@ -62,10 +49,7 @@ export function buildModelServer(options: ModelServerOptions): FastifyInstance {
   app.post("/v1/responses", carriesRollouts, async (request, reply) => {
     const params = parseOr422(ResponsesCreateParams, request.body);
     if (params.stream) throw new HttpError(400, STREAMING_UNSUPPORTED);
-    const context = requestContext(request, reply);
-    const response = await adapter.createResponse(params, context);
-    recorder?.append(context.rollout, params, response);
-    return response;
+    return adapter.createResponse(params, requestContext(request, reply));
   });
 
   app.post("/v1/chat/completions", carriesRollouts, async (request, reply) => {

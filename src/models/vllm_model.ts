@@ -5,13 +5,15 @@ import { HttpError } from "../http/errors.js";
 import type { ServerImplementation } from "../orchestrate/implementation.js";
 import type { ResponseObject, ResponsesCreateParams } from "../protocol/index.js";
 import type { ChatTokenizer } from "../tokens/tokenizer.js";
+import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
+import { chatPassthrough } from "./chat_passthrough.js";
 import { toChatRequest } from "./chat_request.js";
 import { firstChoice, fromChatCompletion, generationTokens, type TokenInfo } from "./chat_response.js";
 import { isContextLengthError } from "./context_length.js";
 import { Engine, engineError } from "./engine.js";
 import { EngineCallFields, HeadersField, retryPolicy, withSamplingOverrides } from "./engine_config.js";
-import { emptyIncompleteResponse, emptyLengthChatCompletion } from "./response_object.js";
-import { buildModelServer, type ModelAdapter, type ModelRequestContext } from "./server.js";
+import { emptyIncompleteResponse } from "./response_object.js";
+import { buildModelServer } from "./server.js";
 import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, type TokenTurnConfig } from "./token_turn.js";
 
 export const VLLMModelConfig = z.strictObject({
@@ -192,14 +194,15 @@ export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer):
       return fromChatCompletion(params, completion, choice, { model: config.model, usesReasoningParser: config.uses_reasoning_parser }, tokens);
     },
 
-    async chatCompletions(body, context) {
-      const request: Record<string, unknown> = { ...body, model: config.model };
-      if (config.chat_template_kwargs && request.chat_template_kwargs === undefined) request.chat_template_kwargs = config.chat_template_kwargs;
-      const reply = await engine.post("/chat/completions", withSamplingOverrides({ ...request, ...config.extra_body }, config.sampling_overrides), context.rollout, context.signal);
-      if (reply.ok) return reply.json;
-      if (isContextLengthError(reply.status, reply.text)) return emptyLengthChatCompletion(config.model);
-      throw engineError(ID, reply);
-    },
+    chatCompletions: chatPassthrough(engine, {
+      label: ID,
+      model: config.model,
+      finish(request) {
+        // The configured template kwargs, unless the caller sent its own.
+        const kwargs = config.chat_template_kwargs && request.chat_template_kwargs === undefined ? { chat_template_kwargs: config.chat_template_kwargs } : {};
+        return withSamplingOverrides({ ...request, ...kwargs, ...config.extra_body }, config.sampling_overrides);
+      },
+    }),
   };
 }
 

@@ -3,7 +3,7 @@
 // `<think>…</think>` reasoning and Qwen3/Hermes-style `<tool_call>{"name", "arguments"}</tool_call>`
 // blocks, following vLLM's `qwen3` reasoning parser and `hermes` tool parser so that results read
 // the same as from a vLLM server with those parsers on.
-import { splitThink } from "../models/think.js";
+import { splitThink } from "./think.js";
 import { pythonJsonDumps } from "./python_json.js";
 
 export const TOOL_CALL_FORMATS = ["hermes"] as const;
