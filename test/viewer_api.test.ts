@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { runInNewContext } from "node:vm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startViewer, type Viewer } from "../src/viewer/server.js";
-import { VIEWER_SCRIPT } from "../src/viewer/page.js";
+import { viewerScript } from "../src/viewer/page.js";
 import { resultLine } from "../src/collect/lines.js";
 import { onTeardown } from "./helpers/scope.js";
 import { runGym, NEMO_GYM_EXAMPLES, startGym, waitForOutput } from "./helpers/cli.js";
@@ -272,7 +272,7 @@ describe("gym view API", () => {
     expect(html).toContain(`<script nonce="${nonce}">`);
     expect(html).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
     // The script is plain JavaScript that parses as it is.
-    expect(() => runInNewContext(`(function(){ return function(){ ${VIEWER_SCRIPT} }; })`)).not.toThrow();
+    expect(() => runInNewContext(`(function(){ return function(){ ${viewerScript()} }; })`)).not.toThrow();
 
     const port = new URL(viewer.url).port;
     const withHost = (host: string) =>

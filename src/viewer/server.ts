@@ -82,7 +82,7 @@ const SECURITY_HEADERS = {
   "cache-control": "no-store",
 };
 
-function sendPage(reply: FastifyReply) {
+function sendPage(reply: FastifyReply, page: (nonce: string) => string) {
   // Row text is only ever put into the page as text (never markup); the policy is a second wall:
   // only the page's own script and style run, and nothing loads from elsewhere.
   const nonce = randomBytes(16).toString("base64");
@@ -92,20 +92,21 @@ function sendPage(reply: FastifyReply) {
       `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
     )
     .type("text/html; charset=utf-8")
-    .send(viewerPage(nonce));
+    .send(page(nonce));
 }
 
 export function buildViewer(options: ViewerOptions): { app: FastifyInstance; run: RunIndex; metrics: MetricsIndex } {
   const run = new RunIndex(options.rolloutsPath);
   const metrics = new MetricsIndex(run.paths.metrics);
   const limits = options.search ?? DEFAULT_SEARCH_LIMITS;
+  const page = viewerPage();
   const app = createServer({ name: "viewer" });
 
   app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
     // The Host check (DNS rebinding) is the server factory's, as for every Gymkit server.
     reply.headers(SECURITY_HEADERS);
     if (request.method === "GET" && request.url.split("?")[0] === "/" && /text\/html/.test(request.headers.accept ?? "")) {
-      return sendPage(reply);
+      return sendPage(reply, page);
     }
   });
   app.addHook("onClose", async () => {
