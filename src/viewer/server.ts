@@ -9,7 +9,7 @@ import { pageRoute } from "./routes/page.js";
 import { rolloutRoutes } from "./routes/rollouts.js";
 import { summaryRoute } from "./routes/summary.js";
 import { taskRoutes } from "./routes/tasks.js";
-import { RunIndex } from "./run_index.js";
+import { RunIndex } from "./run_index/run_index.js";
 import { DEFAULT_SEARCH_LIMITS, type SearchLimits } from "./search.js";
 
 export interface ViewerOptions {

@@ -1,7 +1,8 @@
 // One line of the rollout table (or of a task's view): the index's fields of an entry plus what its
 // row, read back from disk, says.
 import { summarizeRow } from "../row_summary.js";
-import { RowReadError, TERMINAL, type RunIndex } from "../run_index.js";
+import { RowReadError, TERMINAL } from "../run_index/entries.js";
+import type { RunIndex } from "../run_index/run_index.js";
 import { clip, finite } from "./params.js";
 
 const ERROR_CHARS = 300;

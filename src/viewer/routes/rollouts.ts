@@ -2,7 +2,7 @@
 // GET /api/rollouts/:task/:rollout: one pair in full, with its failed attempts and neighbours.
 import type { FastifyInstance } from "fastify";
 import { HttpError } from "../../http/errors.js";
-import { ENTRY_SORTS, FAILURE, RowReadError, TERMINAL, type EntryFilter } from "../run_index.js";
+import { ENTRY_SORTS, FAILURE, RowReadError, TERMINAL, type EntryFilter } from "../run_index/entries.js";
 import type { ViewerContext } from "./context.js";
 import { agentName, listing } from "./listing.js";
 import { choiceParam, finite, integerParam, numberParam, pageParams, pairParams, type Query } from "./params.js";

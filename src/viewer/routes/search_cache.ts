@@ -1,6 +1,7 @@
 // The last few searches, kept so paging through (or re-sorting) a search's results does not read
 // the files again.
-import type { EntryFilter, EntrySort, RunIndex } from "../run_index.js";
+import type { EntryFilter, EntrySort } from "../run_index/entries.js";
+import type { RunIndex } from "../run_index/run_index.js";
 import { searchRun, type SearchLimits, type SearchResult } from "../search.js";
 
 /** Searches kept for paging through their results (each at most `maxMatches` ids). */

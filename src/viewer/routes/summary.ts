@@ -1,7 +1,7 @@
 // GET /api/summary: the run at a glance — its files, counts, failure classes and, per agent, the
 // numbers from the index (rollouts, failures, rewards and their histogram) beside the metrics file's.
 import type { FastifyInstance } from "fastify";
-import type { RunIndex } from "../run_index.js";
+import type { RunIndex } from "../run_index/run_index.js";
 import type { ViewerContext } from "./context.js";
 
 const HISTOGRAM_BINS = 10;

@@ -2,7 +2,7 @@
 // GET /api/tasks/:task: one task's rollouts side by side, its reward stats, prompt and group metrics.
 import type { FastifyInstance } from "fastify";
 import { HttpError } from "../../http/errors.js";
-import { PASS_THRESHOLD, TASK_SORTS } from "../run_index.js";
+import { PASS_THRESHOLD, TASK_SORTS } from "../run_index/task_table.js";
 import type { ViewerContext } from "./context.js";
 import { agentName, listing } from "./listing.js";
 import { choiceParam, pageParams, pairParams, type Query } from "./params.js";
