@@ -1,7 +1,7 @@
 // The viewer page's style sheet, put inline into the page under the same nonce as its script (the
 // Content-Security-Policy allows no other style). A TS module because tsc copies no .css files to dist/.
 
-export const VIEWER_STYLE = `
+export const VIEWER_STYLE: string = `
 :root { --fg: #1d2330; --muted: #6b7385; --line: #dfe3ea; --bg: #f7f8fa; --card: #fff; --accent: #2f5bd3;
   --good: #1f7a3d; --bad: #b3261e; --mid: #9a6700; }
 * { box-sizing: border-box; }
