@@ -2,17 +2,17 @@
 // search, sort orders (ties, failures last), the task list, full rows, per-task views, 404s and malformed lines; a NeMo Gym rollout file with no
 // siblings; a broken metrics file; the bounded search; and `gym view` itself on the output of a real
 // `gym eval run` (the quickstart, offline).
-import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runInNewContext } from "node:vm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startViewer, type Viewer } from "../src/viewer/server.js";
-import { VIEWER_SCRIPT } from "../src/viewer/page.js";
+import { viewerScript } from "../src/viewer/page.js";
 import { resultLine } from "../src/collect/lines.js";
 import { onTeardown } from "./helpers/scope.js";
-import { runGym, NEMO_GYM_EXAMPLES, startGym, waitForOutput } from "./helpers/cli.js";
+import { runGym, NEMO_GYM_EXAMPLES, REPO_ROOT, startGym, waitForOutput } from "./helpers/cli.js";
 import { writeViewerRun, XSS_IMG, XSS_SCRIPT, type ViewerRun } from "./fixtures/viewer/run.js";
 
 let dir: string;
@@ -272,7 +272,7 @@ describe("gym view API", () => {
     expect(html).toContain(`<script nonce="${nonce}">`);
     expect(html).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
     // The script is plain JavaScript that parses as it is.
-    expect(() => runInNewContext(`(function(){ return function(){ ${VIEWER_SCRIPT} }; })`)).not.toThrow();
+    expect(() => runInNewContext(`(function(){ return function(){ ${viewerScript()} }; })`)).not.toThrow();
 
     const port = new URL(viewer.url).port;
     const withHost = (host: string) =>
@@ -374,6 +374,26 @@ describe("gym view (the command)", () => {
     expect(rollout.body.row.response.output.some((i: any) => i.type === "function_call")).toBe(true);
     expect((await get("/api/tasks/7", url)).body.group_level_metrics).toHaveLength(1);
 
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
+  it("serves, from the built CLI, the page with the compiled browser script inline", async () => {
+    const child = startGym(["view", "--rollouts", run.rollouts, "--port", "0"]);
+    onTeardown(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    });
+    const stdout = await waitForOutput(child, (text) => /viewer: http:\/\/127\.0\.0\.1:\d+\//.test(text));
+    const url = /viewer: (http:\/\/\S+\/)/.exec(stdout)![1]!;
+    const page = await fetch(url, { headers: { accept: "text/html" } });
+    const nonce = /script-src 'nonce-([^']+)'/.exec(page.headers.get("content-security-policy")!)![1]!;
+    const html = await page.text();
+    const script = html.slice(html.indexOf(`<script nonce="${nonce}">`) + `<script nonce="${nonce}">`.length, html.indexOf("</script>"));
+    // dist/viewer/browser/app.js as the build wrote it: a classic script (no module syntax) that parses.
+    expect(script).toBe(readFileSync(join(REPO_ROOT, "dist", "viewer", "browser", "app.js"), "utf8"));
+    expect(script).toContain("/api/summary");
+    expect(() => runInNewContext(`(function(){ return function(){ ${script} }; })`)).not.toThrow();
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

@@ -6,7 +6,7 @@
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { readAt } from "../collect/line_scan.js";
 import { float64Column, uint16Column, uint32Column } from "./columns.js";
-import { NO_AGENT, lowerBound } from "./run_index.js";
+import { NO_AGENT, lowerBound } from "./run_index/entries.js";
 
 export interface AgentMetrics {
   name: string;

@@ -3,7 +3,8 @@
 // limit or a byte budget so a query on a huge run still answers in seconds, and says whether it
 // covered everything. It yields to the event loop as it goes, so other requests are not stalled.
 import { scanLines } from "../collect/line_scan.js";
-import type { EntryFilter, RunIndex } from "./run_index.js";
+import type { EntryFilter } from "./run_index/entries.js";
+import type { RunIndex } from "./run_index/run_index.js";
 
 export interface SearchLimits {
   /** Stop after this many matching rows. */
