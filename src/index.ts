@@ -18,4 +18,4 @@ export { aggregateMetrics, type AggregateResult } from "./metrics/aggregate.js";
 export { highestK, passAtKMetrics, type PassAtKOptions, type PassAtKResult } from "./metrics/pass_at_k.js";
 export { summarize } from "./metrics/stats.js";
 export { outputText, ResponseObject, ResponsesCreateParams, ServerRef } from "./protocol/index.js";
-export type { ServerImplementation, InstanceContext } from "./orchestrate/implementation.js";
+export type { ServerImplementation, InstanceContext } from "./http/implementation.js";

@@ -12,7 +12,7 @@ import multireward from "../src/environments/example_tool_call_multireward/index
 import { startInstance, type RunningInstance } from "../src/environments/testing.js";
 import simpleAgent from "../src/agents/simple_agent.js";
 import openaiModel from "../src/models/openai_model.js";
-import type { ServerImplementation } from "../src/orchestrate/implementation.js";
+import type { ServerImplementation } from "../src/http/implementation.js";
 import { examplePolicy, startFakeEngine, type FakeEngine, type FakeEngineOptions } from "./doubles/fake_engine.js";
 
 function exampleRows(id: string): Array<Record<string, any>> {

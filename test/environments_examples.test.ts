@@ -5,7 +5,7 @@ import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CookieJar } from "../src/http/cookies.js";
 import simpleAgent from "../src/agents/simple_agent.js";
-import { METADATA_KEYS } from "../src/orchestrate/implementation.js";
+import { METADATA_KEYS } from "../src/http/implementation.js";
 import { environmentConfigPath, loadImplementation, PACKAGE_ROOT } from "../src/orchestrate/registry.js";
 import multiStep from "../src/environments/example_multi_step/index.js";
 import sessionState from "../src/environments/example_session_state_mgmt/index.js";

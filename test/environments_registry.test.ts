@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import simpleAgent from "../src/agents/simple_agent.js";
-import { METADATA_KEYS } from "../src/orchestrate/implementation.js";
+import { METADATA_KEYS } from "../src/http/implementation.js";
 import { builtinIds, environmentConfigPath, loadImplementation, PACKAGE_ROOT } from "../src/orchestrate/registry.js";
 
 const withoutMetadata = (fields: Record<string, unknown>) =>

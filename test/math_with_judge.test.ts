@@ -9,7 +9,7 @@ import mathWithJudge from "../src/environments/math_with_judge/index.js";
 import { JUDGE_SYSTEM_PROMPT } from "../src/environments/math_with_judge/prompt.js";
 import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
 import vllmModel from "../src/models/vllm_model.js";
-import { METADATA_KEYS } from "../src/orchestrate/implementation.js";
+import { METADATA_KEYS } from "../src/http/implementation.js";
 import { environmentConfigPath, loadImplementation } from "../src/orchestrate/registry.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
 

@@ -6,7 +6,7 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { z } from "zod";
 import type { ServerType } from "../protocol/index.js";
-import { METADATA_KEYS, type ServerImplementation } from "../orchestrate/implementation.js";
+import { METADATA_KEYS, type ServerImplementation } from "../http/implementation.js";
 import * as registry from "../orchestrate/registry.js";
 import { ProblemList } from "./errors.js";
 import { findInstances, fromSource, type InstanceShape } from "./instances.js";

@@ -3,7 +3,7 @@
 // HTTP routes, validation and session handling speak NeMo Gym's protocol (ARCHITECTURE §2, §10).
 import { z } from "zod";
 import type { AggregateResult } from "../metrics/aggregate.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 import type { ServerRef, VerifyRequest } from "../protocol/index.js";
 import { buildEnvironmentServer } from "./server.js";
 import { functionToolOf, type FunctionToolSpec } from "./tool_schema.js";

@@ -1,17 +1,16 @@
 // A small kit for testing an environment (or an agent) the way it runs: a real server on 127.0.0.1,
 // talked to over HTTP with a cookie jar per simulated rollout. Environment authors use it in the
 // test that ships beside their definition.
-import type { FastifyInstance } from "fastify";
+import type { HttpApp } from "../http/app.js";
 import { call, NO_RETRY } from "../http/client.js";
 import { CookieJar } from "../http/cookies.js";
-import { listen } from "../http/server.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 import type { ServerRef } from "../protocol/index.js";
 
 export interface RunningInstance {
   name: string;
   url: string;
-  app: FastifyInstance;
+  app: HttpApp;
   /** POSTs JSON (GET when `body` is undefined); returns the status and the parsed body (text if not JSON). */
   request(path: string, body?: unknown, cookies?: CookieJar): Promise<{ status: number; body: any; text: string }>;
   close(): Promise<void>;
@@ -36,7 +35,7 @@ export async function startInstance<C>(implementation: ServerImplementation<C>, 
     return url;
   };
   const app = await implementation.build({ name, config, urlOf });
-  const url = await listen(app);
+  const url = await app.listen();
   return {
     name,
     url,

@@ -7,11 +7,12 @@ import { basename } from "node:path";
 import { existsSync } from "node:fs";
 import { z } from "zod";
 import { HttpError } from "../http/errors.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 import type { ResponsesCreateParams } from "../protocol/index.js";
 import { defaultThreads, LocalEngine } from "./local/llama.js";
 import { toolCallGrammar, type GrammarTool } from "./local/tool_grammar.js";
 import { emptyIncompleteResponse } from "./response_object.js";
+import { asHttpApp } from "../http/server.js";
 import { buildModelServer, type ModelAdapter } from "./server.js";
 import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, type TokenTurnConfig } from "./token_turn.js";
 
@@ -117,7 +118,7 @@ const implementation: ServerImplementation<LocalModelConfig> = {
     const { adapter, engine } = await localAdapter(config);
     const app = buildModelServer({ name, id: ID, adapter, recordPath: config.record_path });
     app.addHook("onClose", async () => engine.dispose());
-    return app;
+    return asHttpApp(app);
   },
 };
 

@@ -2,12 +2,13 @@
 // The configured model replaces whatever the request names, as in NeMo Gym.
 import { z } from "zod";
 import { HttpError } from "../http/errors.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 import { ResponseObject, type InputItem, type ResponsesCreateParams } from "../protocol/index.js";
 import { isContextLengthError } from "./context_length.js";
 import { Engine, engineError } from "./engine.js";
 import { BooleanText, EngineCallFields, HeadersField, retryPolicy } from "./engine_config.js";
 import { emptyIncompleteResponse, emptyLengthChatCompletion } from "./response_object.js";
+import { asHttpApp } from "../http/server.js";
 import { buildModelServer, type ModelAdapter } from "./server.js";
 import { truncate } from "../http/client.js";
 
@@ -84,7 +85,7 @@ const implementation: ServerImplementation<OpenAIModelConfig> = {
   id: ID,
   configSchema: OpenAIModelConfig,
   async build({ name, config }) {
-    return buildModelServer({ name, id: ID, adapter: openaiAdapter(config), recordPath: config.record_path });
+    return asHttpApp(buildModelServer({ name, id: ID, adapter: openaiAdapter(config), recordPath: config.record_path }));
   },
 };
 

@@ -2,12 +2,13 @@
 // the canonical request and the rollout (see replay_key.ts). Offline, deterministic, no engine.
 import { z } from "zod";
 import { HttpError } from "../http/errors.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 import type { ResponsesCreateParams, RolloutRef } from "../protocol/index.js";
 import { commonPrefix, firstDifference } from "./first_difference.js";
 import { RecordingIndex } from "./recording.js";
 import { canonicalRequest, keyHash, replayKey } from "./replay_key.js";
 import { describeRollout } from "./rollout_header.js";
+import { asHttpApp } from "../http/server.js";
 import { buildModelServer, type ModelAdapter } from "./server.js";
 
 export const ReplayModelConfig = z.strictObject({
@@ -55,7 +56,7 @@ const implementation: ServerImplementation<ReplayModelConfig> = {
   id: ID,
   configSchema: ReplayModelConfig,
   async build({ name, config }) {
-    return buildModelServer({ name, id: ID, adapter: replayAdapter(RecordingIndex.load(config.recording_path)) });
+    return asHttpApp(buildModelServer({ name, id: ID, adapter: replayAdapter(RecordingIndex.load(config.recording_path)) }));
   },
 };
 

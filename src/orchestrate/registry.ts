@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ServerType } from "../protocol/index.js";
-import type { ServerImplementation } from "./implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 
 type Loader = () => Promise<{ default: ServerImplementation<any> }>;
 
