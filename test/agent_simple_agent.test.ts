@@ -9,7 +9,7 @@ import multiStep from "../src/environments/example_multi_step/index.js";
 import sessionState from "../src/environments/example_session_state_mgmt/index.js";
 import singleToolCall from "../src/environments/example_single_tool_call/index.js";
 import multireward from "../src/environments/example_tool_call_multireward/index.js";
-import { startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
 import simpleAgent from "../src/agents/simple_agent.js";
 import openaiModel from "../src/models/openai_model.js";
 import type { ServerImplementation } from "../src/http/implementation.js";

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import codeGen from "../src/environments/code_gen/index.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
 import { sharedSandbox } from "../src/sandbox/shared.js";
 import { processesOfUid } from "../src/sandbox/uids.js";
 import { extractCode } from "../src/verifiers/code/extract.js";

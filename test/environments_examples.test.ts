@@ -11,7 +11,7 @@ import multiStep from "../src/environments/example_multi_step/index.js";
 import sessionState from "../src/environments/example_session_state_mgmt/index.js";
 import singleToolCall from "../src/environments/example_single_tool_call/index.js";
 import multireward from "../src/environments/example_tool_call_multireward/index.js";
-import { assistantMessage, functionCall, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { assistantMessage, functionCall, responseWith, startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
 
 function exampleRows(id: string): Array<Record<string, any>> {
   const text = readFileSync(new URL(`../src/environments/${id}/data/example.jsonl`, import.meta.url), "utf8");

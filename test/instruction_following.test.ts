@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import instructionFollowing from "../src/environments/instruction_following/index.js";
-import { assistantMessage, functionCall, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { assistantMessage, functionCall, responseWith, startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
 
 const exampleRows: Array<Record<string, any>> = readFileSync(
   new URL("../src/environments/instruction_following/data/example.jsonl", import.meta.url),

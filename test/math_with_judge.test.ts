@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDispatcher } from "../src/http/client.js";
 import mathWithJudge from "../src/environments/math_with_judge/index.js";
 import { JUDGE_SYSTEM_PROMPT } from "../src/environments/math_with_judge/prompt.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
 import vllmModel from "../src/models/vllm_model.js";
 import { METADATA_KEYS } from "../src/http/implementation.js";
 import { environmentConfigPath, loadImplementation } from "../src/orchestrate/registry.js";

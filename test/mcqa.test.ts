@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import mcqa from "../src/environments/mcqa/index.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
 
 type Options = Array<Record<string, string | null>>;
 const ABCD: Options = [{ A: "optA" }, { B: "optB" }, { C: "optC" }, { D: "optD" }];

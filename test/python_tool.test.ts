@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import simpleAgent from "../src/agents/simple_agent.js";
 import pythonTool from "../src/environments/python_tool/index.js";
 import { lastBoxed, scoreAnswer } from "../src/environments/python_tool/answer.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
 import { CookieJar } from "../src/http/cookies.js";
 import { sharedSandbox } from "../src/sandbox/shared.js";
 import { processesOfUid } from "../src/sandbox/uids.js";

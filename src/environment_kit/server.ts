@@ -8,7 +8,7 @@ import { asHttpApp, createServer, rolloutBodyLimit } from "../http/server.js";
 import { aggregateMetrics as defaultAggregate } from "../metrics/aggregate.js";
 import type { InstanceContext } from "../http/implementation.js";
 import { AggregateMetricsRequest, VerifyRequest } from "../protocol/index.js";
-import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput } from "./define.js";
+import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput } from "./types.js";
 import { SessionStore } from "./session_store.js";
 import { functionToolOf } from "./tool_schema.js";
 
