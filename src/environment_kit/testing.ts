@@ -68,3 +68,31 @@ export function functionCall(name: string, args: string | Record<string, unknown
 export function assistantMessage(text: string): Record<string, unknown> {
   return { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] };
 }
+
+/**
+ * Plays a stored rollout (one line of an environment's `data/example_rollouts.jsonl`) back against a
+ * running environment the way the agent played it: seeds a fresh session with the row, calls every
+ * tool the model called with the arguments it gave, then asks `/verify`. The recorded reward is
+ * removed first, so the answer's reward is the environment's own. Returns `/verify`'s answer.
+ */
+export async function replayRollout(instance: RunningInstance, rollout: Record<string, unknown>): Promise<{ status: number; body: any }> {
+  const { reward: _recorded, response, ...row } = rollout;
+  const cookies = new CookieJar();
+  const seeded = await instance.request("/seed_session", row, cookies);
+  if (seeded.status !== 200) throw new Error(`/seed_session answered ${seeded.status}: ${seeded.text}`);
+  const output = ((response as { output?: unknown } | undefined)?.output ?? []) as Array<Record<string, unknown>>;
+  for (const item of output) {
+    if (item.type !== "function_call" || typeof item.name !== "string") continue;
+    // A call the model garbled is sent as the agent sent it: the tool's answer does not matter here,
+    // only the state it leaves behind.
+    let args: unknown = item.arguments;
+    try {
+      args = JSON.parse(String(item.arguments));
+    } catch {
+      // Not JSON: send the text.
+    }
+    await instance.request(`/${item.name}`, args, cookies);
+  }
+  const verified = await instance.request("/verify", { ...row, response }, cookies);
+  return { status: verified.status, body: verified.body };
+}

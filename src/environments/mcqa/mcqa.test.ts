@@ -3,13 +3,13 @@
 // hand-written answers, and the metrics.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import mcqa from "../src/environments/mcqa/index.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
+import mcqa from "./index.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 
 type Options = Array<Record<string, string | null>>;
 const ABCD: Options = [{ A: "optA" }, { B: "optB" }, { C: "optC" }, { D: "optD" }];
 
-const exampleRows: Array<Record<string, any>> = readFileSync(new URL("../src/environments/mcqa/data/example.jsonl", import.meta.url), "utf8")
+const exampleRows: Array<Record<string, any>> = readFileSync(new URL("./data/example.jsonl", import.meta.url), "utf8")
   .trim()
   .split("\n")
   .map((line) => JSON.parse(line));

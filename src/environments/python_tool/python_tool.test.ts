@@ -2,16 +2,16 @@
 // multi-turn rollout through simple_agent with only the engine faked.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import simpleAgent from "../src/agents/simple_agent.js";
-import pythonTool from "../src/environments/python_tool/index.js";
-import { lastBoxed, scoreAnswer } from "../src/environments/python_tool/answer.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
-import { CookieJar } from "../src/http/cookies.js";
-import { sharedSandbox } from "../src/sandbox/shared.js";
-import { processesOfUid } from "../src/sandbox/uids.js";
-import { startFakeEngine, type FakeEngine, type Turn } from "./doubles/fake_engine.js";
+import simpleAgent from "../../agents/simple_agent.js";
+import pythonTool from "./index.js";
+import { lastBoxed, scoreAnswer } from "./answer.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
+import { CookieJar } from "../../http/cookies.js";
+import { sharedSandbox } from "../../sandbox/shared.js";
+import { processesOfUid } from "../../sandbox/uids.js";
+import { startFakeEngine, type FakeEngine, type Turn } from "../../../test/doubles/fake_engine.js";
 
-const rows = readFileSync(new URL("../src/environments/python_tool/data/example.jsonl", import.meta.url), "utf8")
+const rows = readFileSync(new URL("./data/example.jsonl", import.meta.url), "utf8")
   .trim()
   .split("\n")
   .map((line) => JSON.parse(line) as Record<string, any>);

@@ -3,11 +3,11 @@
 // grades (first content part of the last output item).
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import instructionFollowing from "../src/environments/instruction_following/index.js";
-import { assistantMessage, functionCall, responseWith, startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
+import instructionFollowing from "./index.js";
+import { assistantMessage, functionCall, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 
 const exampleRows: Array<Record<string, any>> = readFileSync(
-  new URL("../src/environments/instruction_following/data/example.jsonl", import.meta.url),
+  new URL("./data/example.jsonl", import.meta.url),
   "utf8",
 )
   .trim()
