@@ -147,3 +147,18 @@ describe("a whole rollout through simple_agent", () => {
     expect(live()).toEqual(before);
   });
 });
+
+describe("data/example_rollouts.jsonl", () => {
+  it("every line re-verifies to the reward it records (scoring reads only the final answer, not the sandbox)", async () => {
+    const rollouts = readFileSync(new URL("./data/example_rollouts.jsonl", import.meta.url), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, any>);
+    expect(rollouts.map((r) => r.reward)).toContain(0);
+    for (const { reward, ...request } of rollouts) {
+      const result = await env.request("/verify", request);
+      expect(result.status).toBe(200);
+      expect(result.body.reward, `task ${request._ng_task_index}`).toBe(reward);
+    }
+  });
+});
