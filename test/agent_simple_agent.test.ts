@@ -9,10 +9,10 @@ import multiStep from "../src/environments/example_multi_step/index.js";
 import sessionState from "../src/environments/example_session_state_mgmt/index.js";
 import singleToolCall from "../src/environments/example_single_tool_call/index.js";
 import multireward from "../src/environments/example_tool_call_multireward/index.js";
-import { startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
 import simpleAgent from "../src/agents/simple_agent.js";
 import openaiModel from "../src/models/openai_model.js";
-import type { ServerImplementation } from "../src/orchestrate/implementation.js";
+import type { ServerImplementation } from "../src/http/implementation.js";
 import { examplePolicy, startFakeEngine, type FakeEngine, type FakeEngineOptions } from "./doubles/fake_engine.js";
 
 function exampleRows(id: string): Array<Record<string, any>> {

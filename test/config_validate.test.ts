@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { ServerImplementation } from "../src/orchestrate/implementation.js";
+import type { ServerImplementation } from "../src/http/implementation.js";
 import * as builtinRegistry from "../src/orchestrate/registry.js";
 import { environmentConfigPath, modelConfigPath } from "../src/orchestrate/registry.js";
 import { ServerRef, type ServerType } from "../src/protocol/index.js";

@@ -37,6 +37,11 @@ describe("gym env init", () => {
     expect(init.stderr).toBe("");
     expect(init.code).toBe(0);
     expect(init.stdout).toContain("created capitals/: index.mjs, configs/capitals.yaml, data/example.jsonl, test.mjs");
+    // The same shape as a built-in environment's folder: scored rollouts of the rows and a README too.
+    expect(init.stdout).toContain("created capitals/: index.mjs, configs/capitals.yaml, data/example.jsonl, test.mjs, data/example_rollouts.jsonl, README.md");
+    const rollouts = readJsonlFile(join(root, "capitals", "data", "example_rollouts.jsonl"));
+    expect(rollouts.map((r) => r.reward)).toEqual([1, 1, 1, 1, 0]);
+    expect(readFileSync(join(root, "capitals", "README.md"), "utf8")).toContain("--config capitals/configs/capitals.yaml");
 
     const tested = await run(process.execPath, ["--test", join(root, "capitals", "test.mjs")], { cwd: root });
     expect(tested.stdout).toContain("# pass 3");

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { CookieJar } from "../src/http/cookies.js";
-import { defineEnvironment } from "../src/environments/define.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { defineEnvironment } from "../src/environment_kit/define.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
 
 const echo = defineEnvironment({
   id: "echo_env",

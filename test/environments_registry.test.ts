@@ -1,11 +1,12 @@
 // Every built-in environment is registered, and its configs/<id>.yaml defines the environment and its
-// simple agent with fields its implementation accepts, plus example data (ARCHITECTURE §10).
-import { existsSync, readFileSync } from "node:fs";
+// simple agent with fields its implementation accepts, plus example data (ARCHITECTURE §10). Each is a
+// self-contained folder, so adding one touches nothing outside it but its registry line.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import simpleAgent from "../src/agents/simple_agent.js";
-import { METADATA_KEYS } from "../src/orchestrate/implementation.js";
+import { METADATA_KEYS } from "../src/http/implementation.js";
 import { builtinIds, environmentConfigPath, loadImplementation, PACKAGE_ROOT } from "../src/orchestrate/registry.js";
 
 const withoutMetadata = (fields: Record<string, unknown>) =>
@@ -26,4 +27,28 @@ describe("built-in environments", () => {
       expect(readFileSync(data, "utf8").trim().split("\n").length).toBeGreaterThanOrEqual(1);
     });
   }
+});
+
+/** What every environment folder holds, as NeMo Gym's resources_servers/<id>/ do, plus its own test. */
+const FOLDER_SHAPE = (id: string) => ["index.ts", `configs/${id}.yaml`, "data/example.jsonl", "data/example_rollouts.jsonl", "README.md", `${id}.test.ts`];
+
+describe("environment folders", () => {
+  for (const id of builtinIds("resources_servers")) {
+    it(`${id}: holds its definition, config, example rows and rollouts, README and test`, () => {
+      const folder = join(PACKAGE_ROOT, "src", "environments", id);
+      const missing = FOLDER_SHAPE(id).filter((file) => !existsSync(join(folder, file)));
+      expect(missing).toEqual([]);
+      const rollouts = readFileSync(join(folder, "data", "example_rollouts.jsonl"), "utf8").trim().split("\n");
+      expect(rollouts.every((line) => typeof JSON.parse(line).reward === "number")).toBe(true);
+      // The README names the NeMo Gym id it matches and says how to run it.
+      const readme = readFileSync(join(folder, "README.md"), "utf8");
+      expect(readme).toContain(`--resources-server ${id}`);
+    });
+  }
+
+  it("every folder under src/environments is a registered environment (nothing else lives there)", () => {
+    const folders = readdirSync(join(PACKAGE_ROOT, "src", "environments"), { withFileTypes: true });
+    expect(folders.filter((entry) => !entry.isDirectory()).map((entry) => entry.name)).toEqual([]);
+    expect(folders.map((entry) => entry.name).sort()).toEqual(builtinIds("resources_servers").sort());
+  });
 });

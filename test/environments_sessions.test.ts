@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineEnvironment } from "../src/environments/define.js";
-import { SessionStore } from "../src/environments/session_store.js";
-import { startInstance } from "../src/environments/testing.js";
+import { defineEnvironment } from "../src/environment_kit/define.js";
+import { SessionStore } from "../src/environment_kit/session_store.js";
+import { startInstance } from "../src/environment_kit/testing.js";
 import { CookieJar } from "../src/http/cookies.js";
 
 describe("SessionStore", () => {

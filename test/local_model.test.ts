@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import simpleAgent from "../src/agents/simple_agent.js";
 import singleToolCall from "../src/environments/example_single_tool_call/index.js";
-import { startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
 import { call, closeDispatcher, NO_RETRY } from "../src/http/client.js";
 import localModel from "../src/models/local_model.js";
 import { tinyModelPath } from "../src/models/local/tiny_model.js";

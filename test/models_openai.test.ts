@@ -6,7 +6,7 @@ import { call, closeDispatcher, NO_RETRY } from "../src/http/client.js";
 import { listen } from "../src/http/server.js";
 import openaiModel from "../src/models/openai_model.js";
 import vllmModel from "../src/models/vllm_model.js";
-import type { ServerImplementation } from "../src/orchestrate/implementation.js";
+import type { ServerImplementation } from "../src/http/implementation.js";
 import { startFakeEngine, type FakeEngine, type FakeEngineOptions } from "./doubles/fake_engine.js";
 
 const cleanups: Array<() => Promise<void>> = [];

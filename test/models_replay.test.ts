@@ -12,7 +12,7 @@ import { keyHash, replayKey } from "../src/models/replay_key.js";
 import replayModel from "../src/models/replay_model.js";
 import { ROLLOUT_HEADER } from "../src/protocol/index.js";
 import vllmModel from "../src/models/vllm_model.js";
-import type { ServerImplementation } from "../src/orchestrate/implementation.js";
+import type { ServerImplementation } from "../src/http/implementation.js";
 import { examplePolicy, startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
 
 const cleanups: Array<() => Promise<void>> = [];

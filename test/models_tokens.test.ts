@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import simpleAgent from "../src/agents/simple_agent.js";
 import singleToolCall from "../src/environments/example_single_tool_call/index.js";
-import { startInstance, type RunningInstance } from "../src/environments/testing.js";
+import { startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
 import { call, closeDispatcher, NO_RETRY } from "../src/http/client.js";
 import vllmModel from "../src/models/vllm_model.js";
 import { flattenRollout } from "../src/tokens/export.js";

@@ -5,9 +5,9 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { CookieJar, parseCookies, sessionCookie } from "../http/cookies.js";
 import { parseOr422 } from "../http/errors.js";
-import { createServer, rolloutBodyLimit, sessionCookieName } from "../http/server.js";
+import { asHttpApp, createServer, rolloutBodyLimit, sessionCookieName } from "../http/server.js";
 import { ROLLOUT_HEADER, rolloutHeaderValue } from "../protocol/index.js";
-import type { InstanceContext, ServerImplementation } from "../orchestrate/implementation.js";
+import type { InstanceContext, ServerImplementation } from "../http/implementation.js";
 import { DataRow, ResponsesCreateParams, ServerRef } from "../protocol/index.js";
 import { runEpisode } from "./episode.js";
 import { EnvironmentClient, ModelClient } from "./upstream.js";
@@ -120,7 +120,7 @@ const implementation: ServerImplementation<SimpleAgentConfig> = {
       return reply.code(result.status).type("application/json").send(result.text);
     });
 
-    return app;
+    return asHttpApp(app);
   },
 };
 

@@ -1,6 +1,6 @@
-// `gym env init ID`: scaffolds a new environment folder (see environments/scaffold.ts).
+// `gym env init ID`: scaffolds a new environment folder (see environment_kit/scaffold.ts).
 import { relative, resolve } from "node:path";
-import { scaffoldEnvironment } from "../environments/scaffold.js";
+import { scaffoldEnvironment } from "../environment_kit/scaffold.js";
 import { builtinIds } from "../orchestrate/registry.js";
 import { UsageError } from "./exit.js";
 

@@ -6,12 +6,14 @@
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { jsonDepthBeyond, tooDeepMessage } from "../protocol/json_depth.js";
+import { HttpApp, type ListenOptions } from "./app.js";
 import { HttpError, RequestValidationError } from "./errors.js";
 import { parseCookies, sessionCookie } from "./cookies.js";
 import { hostAllowed, hostRefusedMessage } from "./host_check.js";
 import { BODY_LIMIT_ENV, formatBytes, requestTimeoutMs, rolloutBodyLimit, SMALL_BODY_LIMIT } from "./limits.js";
 
 export { rolloutBodyLimit, SMALL_BODY_LIMIT } from "./limits.js";
+export type { ListenOptions } from "./app.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -27,12 +29,6 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** Milliseconds to receive a whole request; `GYM_REQUEST_TIMEOUT_S` (60 s) if omitted. */
   requestTimeoutMs?: number;
-}
-
-export interface ListenOptions {
-  host?: string;
-  /** 0 (or omitted) picks a free port. */
-  port?: number;
 }
 
 export function sessionCookieName(serverName: string): string {
@@ -134,11 +130,35 @@ export function createServer(options: ServerOptions): FastifyInstance {
 }
 
 /** Starts listening and returns the base URL (`http://host:port`). Binds 127.0.0.1 unless told otherwise. */
-export async function listen(app: FastifyInstance, options: ListenOptions = {}): Promise<string> {
+export async function listen(server: FastifyInstance | HttpApp, options: ListenOptions = {}): Promise<string> {
+  const app = server instanceof HttpApp ? fastifyOf(server) : server;
   const host = options.host ?? "127.0.0.1";
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();
   if (!address || typeof address === "string") throw new Error("server did not bind a TCP port");
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return `http://${shownHost}:${address.port}`;
+}
+
+/** The Fastify app behind each HttpApp this module made; a WeakMap so the public class never names Fastify. */
+const fastifyApps = new WeakMap<HttpApp, FastifyInstance>();
+
+/** Wraps a built Fastify app as the framework-free HttpApp that `ServerImplementation.build()` returns. */
+export function asHttpApp(app: FastifyInstance): HttpApp {
+  const wrapped = new HttpApp({
+    listen: (options) => listen(app, options),
+    close: () => app.close(),
+    onClose: (hook) => {
+      app.addHook("onClose", async () => hook());
+    },
+  });
+  fastifyApps.set(wrapped, app);
+  return wrapped;
+}
+
+/** The Fastify app behind an HttpApp, for Gymkit's own code that adds routes or hooks (e.g. orchestrate/start.ts). */
+export function fastifyOf(app: HttpApp): FastifyInstance {
+  const fastify = fastifyApps.get(app);
+  if (!fastify) throw new Error("this server was not built by Gymkit's createServer (use defineEnvironment to make one)");
+  return fastify;
 }

@@ -7,7 +7,7 @@ import { basename } from "node:path";
 import { existsSync } from "node:fs";
 import { z } from "zod";
 import { HttpError } from "../http/errors.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 import type { ResponsesCreateParams } from "../protocol/index.js";
 import type { ModelAdapter } from "./adapter.js";
 import { defaultThreads, LocalEngine } from "./local/llama.js";
@@ -15,6 +15,7 @@ import { toolCallGrammar, type GrammarTool } from "./local/tool_grammar.js";
 import { RecordingFields } from "./recorded.js";
 import { emptyIncompleteResponse } from "./response_object.js";
 import { buildModelServer } from "./server.js";
+import { asHttpApp } from "../http/server.js";
 import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, type TokenTurnConfig } from "./token_turn.js";
 
 export const LocalModelConfig = z.strictObject({
@@ -117,7 +118,7 @@ const implementation: ServerImplementation<LocalModelConfig> = {
   id: ID,
   configSchema: LocalModelConfig,
   async build({ name, config }) {
-    return buildModelServer({ name, id: ID, adapter: await localAdapter(config), recordPath: config.record_path });
+    return asHttpApp(buildModelServer({ name, id: ID, adapter: await localAdapter(config), recordPath: config.record_path }));
   },
 };
 

@@ -2,7 +2,7 @@
 // The configured model replaces whatever the request names, as in NeMo Gym.
 import { z } from "zod";
 import { HttpError } from "../http/errors.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 import { ResponseObject, type InputItem, type ResponsesCreateParams } from "../protocol/index.js";
 import type { ModelAdapter } from "./adapter.js";
 import { chatPassthrough } from "./chat_passthrough.js";
@@ -11,6 +11,7 @@ import { Engine, engineError } from "./engine.js";
 import { BooleanText, EngineCallFields, HeadersField, retryPolicy } from "./engine_config.js";
 import { emptyIncompleteResponse } from "./response_object.js";
 import { buildModelServer } from "./server.js";
+import { asHttpApp } from "../http/server.js";
 import { truncate } from "../http/client.js";
 
 export const OpenAIModelConfig = z.strictObject({
@@ -81,7 +82,7 @@ const implementation: ServerImplementation<OpenAIModelConfig> = {
   id: ID,
   configSchema: OpenAIModelConfig,
   async build({ name, config }) {
-    return buildModelServer({ name, id: ID, adapter: openaiAdapter(config), recordPath: config.record_path });
+    return asHttpApp(buildModelServer({ name, id: ID, adapter: openaiAdapter(config), recordPath: config.record_path }));
   },
 };
 

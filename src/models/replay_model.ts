@@ -2,7 +2,7 @@
 // by the canonical request and the rollout (see replay_key.ts). Offline, deterministic, no engine.
 import { z } from "zod";
 import { HttpError } from "../http/errors.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 import type { ResponsesCreateParams, RolloutRef } from "../protocol/index.js";
 import type { ModelAdapter } from "./adapter.js";
 import { commonPrefix, firstDifference } from "./first_difference.js";
@@ -10,6 +10,7 @@ import { RecordingIndex } from "./recording.js";
 import { canonicalRequest, keyHash, replayKey } from "./replay_key.js";
 import { describeRollout } from "./rollout_header.js";
 import { buildModelServer } from "./server.js";
+import { asHttpApp } from "../http/server.js";
 
 export const ReplayModelConfig = z.strictObject({
   /** JSONL written by `record_path`; relative paths resolve against the working directory. */
@@ -56,7 +57,7 @@ const implementation: ServerImplementation<ReplayModelConfig> = {
   id: ID,
   configSchema: ReplayModelConfig,
   async build({ name, config }) {
-    return buildModelServer({ name, id: ID, adapter: replayAdapter(RecordingIndex.load(config.recording_path)) });
+    return asHttpApp(buildModelServer({ name, id: ID, adapter: replayAdapter(RecordingIndex.load(config.recording_path)) }));
   },
 };
 

@@ -12,8 +12,8 @@ import { z } from "zod";
 import { CallError, describeError, dispatcher, joinUrl, type RetryPolicy } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
 import { redactUrl, urlCredentials } from "../config/url_secrets.js";
-import { createServer, rolloutBodyLimit } from "../http/server.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
+import { asHttpApp, createServer, rolloutBodyLimit } from "../http/server.js";
+import type { ServerImplementation } from "../http/implementation.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";
 import { opensRollout, ReplicaPool, ReplicasExhaustedError, serveReplicaStats } from "./replicas.js";
 import { ROLLOUT_HEADER } from "../protocol/index.js";
@@ -222,7 +222,7 @@ const implementation: ServerImplementation<RoutingProxyConfig> = {
   type: "responses_api_models",
   id: ID,
   configSchema: RoutingProxyConfig,
-  build: async ({ name, config }) => buildRoutingProxy(name, config),
+  build: async ({ name, config }) => asHttpApp(await buildRoutingProxy(name, config)),
 };
 
 export default implementation;

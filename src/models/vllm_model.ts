@@ -2,7 +2,7 @@
 // Field names are NeMo Gym's, so its configs work unchanged.
 import { z } from "zod";
 import { HttpError } from "../http/errors.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 import type { ResponseObject, ResponsesCreateParams } from "../protocol/index.js";
 import type { ChatTokenizer } from "../tokens/tokenizer.js";
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
@@ -14,6 +14,7 @@ import { Engine, engineError } from "./engine.js";
 import { EngineCallFields, HeadersField, retryPolicy, withSamplingOverrides } from "./engine_config.js";
 import { emptyIncompleteResponse } from "./response_object.js";
 import { buildModelServer } from "./server.js";
+import { asHttpApp } from "../http/server.js";
 import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, type TokenTurnConfig } from "./token_turn.js";
 
 export const VLLMModelConfig = z.strictObject({
@@ -216,7 +217,7 @@ const implementation: ServerImplementation<VLLMModelConfig> = {
   async build({ name, config }) {
     // Loaded only when needed: the tokenizer library and a 150k vocabulary take ~0.5 s.
     const tokenizer = config.tokenizer_path ? (await import("../tokens/tokenizer.js")).loadTokenizer(config.tokenizer_path) : undefined;
-    return buildModelServer({ name, id: ID, adapter: vllmAdapter(config, tokenizer), recordPath: config.record_path });
+    return asHttpApp(buildModelServer({ name, id: ID, adapter: vllmAdapter(config, tokenizer), recordPath: config.record_path }));
   },
 };
 

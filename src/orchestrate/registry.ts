@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { ServerType } from "../protocol/index.js";
-import type { ServerImplementation } from "./implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 
 type Loader = () => Promise<{ default: ServerImplementation<any> }>;
 

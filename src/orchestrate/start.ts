@@ -3,13 +3,13 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
-import type { FastifyInstance } from "fastify";
 import { retryStats, RETRIES_PATH } from "../http/retry_stats.js";
-import { listen } from "../http/server.js";
+import type { HttpApp } from "../http/app.js";
+import { fastifyOf, listen } from "../http/server.js";
 import { collectReplicaPools, serveReplicaStats } from "../models/replicas.js";
 import type { ServerRef, ServerType } from "../protocol/index.js";
 import { buildHeadServer, DEFAULT_HEAD_HOST, type InstanceInfo } from "./head.js";
-import type { InstanceContext, ServerImplementation } from "./implementation.js";
+import type { InstanceContext, ServerImplementation } from "../http/implementation.js";
 import { loadImplementation, PACKAGE_ROOT } from "./registry.js";
 
 export interface InstanceSpec {
@@ -110,7 +110,7 @@ async function startInProcess(specs: InstanceSpec[]): Promise<Started> {
   const urls = new Map<string, string>();
   const types = new Map(specs.map((s) => [s.name, s.type]));
   const urlOf = refResolver(urls, types);
-  const apps: FastifyInstance[] = [];
+  const apps: HttpApp[] = [];
   const instances: InstanceInfo[] = [];
   const stop = async () => {
     await Promise.allSettled(apps.map((a) => a.close()));
@@ -139,14 +139,15 @@ async function startInProcess(specs: InstanceSpec[]): Promise<Started> {
  * instance answers `GET /retries` with its process's retry counters, which a collector in another
  * process adds to its own (see orchestrate/retry_totals.ts).
  */
-export async function buildInstance<C>(implementation: ServerImplementation<C>, context: InstanceContext<C>): Promise<FastifyInstance> {
-  const { value: app, pools } = await collectReplicaPools(() => implementation.build(context));
+export async function buildInstance<C>(implementation: ServerImplementation<C>, context: InstanceContext<C>): Promise<HttpApp> {
+  const { value: built, pools } = await collectReplicaPools(() => implementation.build(context));
+  const app = fastifyOf(built);
   if (!app.hasRoute({ method: "GET", url: RETRIES_PATH })) app.get(RETRIES_PATH, async () => ({ pid: process.pid, retries: retryStats() }));
   if (pools.length > 0) {
     serveReplicaStats(app, () => pools);
     app.addHook("onClose", async () => pools.forEach((pool) => pool.close()));
   }
-  return app;
+  return built;
 }
 
 function stripPlacement(fields: Record<string, unknown>): Record<string, unknown> {

@@ -10,7 +10,7 @@ import { outputText } from "../../protocol/responses.js";
 import { sharedSandbox } from "../../sandbox/shared.js";
 import { extractCode } from "../../verifiers/code/extract.js";
 import { runUnitTests } from "../../verifiers/code/run_tests.js";
-import { defineEnvironment } from "../define.js";
+import { defineEnvironment } from "../../environment_kit/define.js";
 
 const Config = z.strictObject({
   /** Most test runs of this environment at once (the sandbox itself never exceeds the core count). */

@@ -2,7 +2,7 @@
 // call each, then reports them with `extract_synonym_values`. Verify reads that last report back
 // from the trajectory and compares it with the expected list (order and duplicates matter).
 import { z } from "zod";
-import { defineEnvironment } from "../define.js";
+import { defineEnvironment } from "../../environment_kit/define.js";
 
 /** Sum of the Unicode code points of the string exactly as given ("Blazing" → 711). */
 export function synonymValue(synonym: string): number {

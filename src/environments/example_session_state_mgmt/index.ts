@@ -1,7 +1,7 @@
 // example_session_state_mgmt: a counter per rollout session. It shows how state set by
 // `/seed_session` and changed by tools stays private to one rollout and is read back by `/verify`.
 import { z } from "zod";
-import { defineEnvironment } from "../define.js";
+import { defineEnvironment } from "../../environment_kit/define.js";
 
 export default defineEnvironment({
   id: "example_session_state_mgmt",

@@ -1,7 +1,7 @@
 // example_single_tool_call: one stateless tool, and every rollout scores 1.0 whatever the model did.
 // It exists to check the plumbing (row → agent → tool → verify), not the model.
 import { z } from "zod";
-import { defineEnvironment } from "../define.js";
+import { defineEnvironment } from "../../environment_kit/define.js";
 
 export default defineEnvironment({
   id: "example_single_tool_call",

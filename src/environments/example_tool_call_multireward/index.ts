@@ -4,7 +4,7 @@
 // one call and no message (format). reward = their sum (0..3).
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import { defineEnvironment } from "../define.js";
+import { defineEnvironment } from "../../environment_kit/define.js";
 
 type Json = Record<string, unknown>;
 

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { parseOr422 } from "../../http/errors.js";
 import { followInstructionList } from "../../verifiers/ifeval/evaluate.js";
-import { defineEnvironment } from "../define.js";
+import { defineEnvironment } from "../../environment_kit/define.js";
 
 /** The fields `/verify` needs, after the legacy top-level ones are merged in. */
 const VerifierMetadata = z.looseObject({

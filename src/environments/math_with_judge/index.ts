@@ -8,7 +8,7 @@ import { highestK, passAtKMetrics } from "../../metrics/pass_at_k.js";
 import { outputText, ResponsesCreateParams, ServerRef } from "../../protocol/index.js";
 import { callJudge, finalJudgeText, firstLabelIs, JudgeFailure, judgeRequest, type JudgeEvaluation } from "../../verifiers/judge.js";
 import { MathVerifierPool } from "../../verifiers/math/pool.js";
-import { defineEnvironment } from "../define.js";
+import { defineEnvironment } from "../../environment_kit/define.js";
 import { JUDGE_EQUAL, JUDGE_NOT_EQUAL, JUDGE_SYSTEM_PROMPT, judgeUserPrompt } from "./prompt.js";
 
 const Config = z.strictObject({

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { highestK, passAtKMetrics } from "../../metrics/pass_at_k.js";
 import { outputText } from "../../protocol/index.js";
 import { pyStrip } from "../../verifiers/text/pystr.js";
-import { defineEnvironment } from "../define.js";
+import { defineEnvironment } from "../../environment_kit/define.js";
 import { extractAnswer, GRADING_MODES, ROW_GRADING_MODES, type GradingMode, type Question } from "./extract.js";
 
 const Config = z.strictObject({

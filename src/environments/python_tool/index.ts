@@ -9,7 +9,7 @@ import { executeReply } from "../../sandbox/service.js";
 import { SessionManager } from "../../sandbox/sessions.js";
 import { sharedSandbox } from "../../sandbox/shared.js";
 import type { RunStatus } from "../../sandbox/types.js";
-import { defineEnvironment } from "../define.js";
+import { defineEnvironment } from "../../environment_kit/define.js";
 import { lastBoxed, scoreAnswer } from "./answer.js";
 
 const Config = z.strictObject({

@@ -3,16 +3,16 @@
 // broken solutions in both test modes, and the proof that the batched harness cannot be tampered with.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import codeGen from "../src/environments/code_gen/index.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
-import { sharedSandbox } from "../src/sandbox/shared.js";
-import { processesOfUid } from "../src/sandbox/uids.js";
-import { extractCode } from "../src/verifiers/code/extract.js";
-import { callResultMatches } from "../src/verifiers/code/judge.js";
-import { isClose, parsePyJson, pyDumpsEqual, pyEquals, pyFloat, pyFloatRepr, pyRepr } from "../src/verifiers/code/python_values.js";
-import { runUnitTests, type UnitTests } from "../src/verifiers/code/run_tests.js";
-import { gradeStdio } from "../src/verifiers/code/stdio.js";
-import { NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
+import codeGen from "./index.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
+import { sharedSandbox } from "../../sandbox/shared.js";
+import { processesOfUid } from "../../sandbox/uids.js";
+import { extractCode } from "../../verifiers/code/extract.js";
+import { callResultMatches } from "../../verifiers/code/judge.js";
+import { isClose, parsePyJson, pyDumpsEqual, pyEquals, pyFloat, pyFloatRepr, pyRepr } from "../../verifiers/code/python_values.js";
+import { runUnitTests, type UnitTests } from "../../verifiers/code/run_tests.js";
+import { gradeStdio } from "../../verifiers/code/stdio.js";
+import { NEMO_GYM_EXAMPLES } from "../../../test/helpers/cli.js";
 
 const fenced = (code: string, before = "Here is my solution.") => `${before}\n\`\`\`python\n${code}\n\`\`\`\n`;
 

@@ -1,20 +1,21 @@
 // The HTTP face of an environment: NeMo Gym's resources-server routes (§0 of the examples spec),
 // built from an EnvironmentDefinition. Authors never touch this file.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { parseOr422 } from "../http/errors.js";
-import { createServer, rolloutBodyLimit } from "../http/server.js";
+import type { HttpApp } from "../http/app.js";
+import { asHttpApp, createServer, rolloutBodyLimit } from "../http/server.js";
 import { aggregateMetrics as defaultAggregate } from "../metrics/aggregate.js";
-import type { InstanceContext } from "../orchestrate/implementation.js";
+import type { InstanceContext } from "../http/implementation.js";
 import { AggregateMetricsRequest, VerifyRequest } from "../protocol/index.js";
-import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput } from "./define.js";
+import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput } from "./types.js";
 import { SessionStore } from "./session_store.js";
 import { functionToolOf } from "./tool_schema.js";
 
 export async function buildEnvironmentServer<C, S, R>(
   definition: EnvironmentDefinition<C, S, any, any, any, R>,
   instance: InstanceContext<C>,
-): Promise<FastifyInstance> {
+): Promise<HttpApp> {
   const resources = definition.setup ? await definition.setup(instance) : (undefined as R);
   const app = createServer({ name: instance.name });
   // Seeding, verifying and aggregating carry whole rows and rollouts; tool calls keep the small default.
@@ -79,7 +80,7 @@ export async function buildEnvironmentServer<C, S, R>(
     });
   }
 
-  return app;
+  return asHttpApp(app);
 }
 
 /**

@@ -3,13 +3,13 @@
 // hand-written answers, and the metrics.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import mcqa from "../src/environments/mcqa/index.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
+import mcqa from "./index.js";
+import { assistantMessage, responseWith, replayRollout, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 
 type Options = Array<Record<string, string | null>>;
 const ABCD: Options = [{ A: "optA" }, { B: "optB" }, { C: "optC" }, { D: "optD" }];
 
-const exampleRows: Array<Record<string, any>> = readFileSync(new URL("../src/environments/mcqa/data/example.jsonl", import.meta.url), "utf8")
+const exampleRows: Array<Record<string, any>> = readFileSync(new URL("./data/example.jsonl", import.meta.url), "utf8")
   .trim()
   .split("\n")
   .map((line) => JSON.parse(line));
@@ -376,3 +376,31 @@ describe("aggregate metrics", () => {
     expect(result.body.per_sample_aggregate.accuracy).toHaveLength(3);
   });
 });
+
+describe("data/example_rollouts.jsonl (NeMo Gym's, 07d6b0d)", () => {
+  it("every line, replayed, scores the reward it records", async () => {
+    const rollouts: Array<Record<string, any>> = readFileSync(new URL("./data/example_rollouts.jsonl", import.meta.url), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    // NeMo Gym's recording echoes only some row fields; the row with the same prompt supplies the rest.
+    const promptOf = (line: Record<string, any>) =>
+      JSON.stringify(line.responses_create_params.input.filter((m: any) => m.role === "user").map((m: any) => m.content));
+    expect(rollouts.length).toBeGreaterThan(0);
+    for (const [index, rollout] of rollouts.entries()) {
+      const row = exampleRows.find((candidate) => promptOf(candidate) === promptOf(rollout));
+      expect(row, `line ${index + 1}: its task's row`).toBeDefined();
+      const result = await replayRollout(env, { ...row, ...rollout });
+      expect(result.status, `line ${index + 1}`).toBe(200);
+      expect(result.body.reward, `line ${index + 1}`).toBe(RESCORED_SINCE_RECORDING[index + 1] ?? rollout.reward);
+    }
+  });
+});
+
+/**
+ * Lines whose recorded reward NeMo Gym's own parser no longer gives at 07d6b0d: line 3 answers
+ * `\boxed{C: An individual …}`, which the recording's older strict parser did not read (reward 0);
+ * "improve MCQA answer parsing" (NVIDIA-NeMo/Gym#1945) reads a leading letter with its option text,
+ * so it scores 1 there, as here.
+ */
+const RESCORED_SINCE_RECORDING: Record<number, number> = { 3: 1 };

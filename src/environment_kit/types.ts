@@ -1,12 +1,11 @@
-// `defineEnvironment`: the one thing an environment author calls. It takes the environment's tools,
-// optional session seeding, `verify` and metrics, and returns a resources-server implementation whose
-// HTTP routes, validation and session handling speak NeMo Gym's protocol (ARCHITECTURE §2, §10).
-import { z } from "zod";
+// The types an environment is written against: its definition (what `defineEnvironment` takes), the
+// context every handler receives, and the implementation it returns. Kept apart from define.ts and
+// server.ts so both can import them without importing each other.
+import type { z } from "zod";
+import type { ServerImplementation } from "../http/implementation.js";
 import type { AggregateResult } from "../metrics/aggregate.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
 import type { ServerRef, VerifyRequest } from "../protocol/index.js";
-import { buildEnvironmentServer } from "./server.js";
-import { functionToolOf, type FunctionToolSpec } from "./tool_schema.js";
+import type { FunctionToolSpec } from "./tool_schema.js";
 
 /** One running instance of an environment, as `setup` sees it. */
 export interface EnvironmentInstance<C> {
@@ -107,37 +106,4 @@ export interface EnvironmentImplementation<C> extends ServerImplementation<C> {
   description: string;
   /** The tools as Responses-API function tools, schemas derived from zod. */
   toolSpecs(): FunctionToolSpec[];
-}
-
-/** Names that are routes of every resources server, so a tool cannot take them. */
-const RESERVED_ROUTES = new Set(["seed_session", "verify", "aggregate_metrics", "reverify_mode", "tools"]);
-/** OpenAI's constraint on function names; it also keeps the name a single URL path segment. */
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-export function defineEnvironment<
-  C = Record<string, never>,
-  S = unknown,
-  F extends z.ZodRawShape = Record<never, never>,
-  G extends z.ZodRawShape = Record<never, never>,
-  T extends Record<string, z.ZodObject> = Record<never, never>,
-  R = undefined,
->(definition: EnvironmentDefinition<C, S, F, G, T, R>): EnvironmentImplementation<C> {
-  for (const name of Object.keys(definition.tools ?? {})) {
-    if (!TOOL_NAME.test(name)) throw new Error(`environment ${definition.id}: tool name "${name}" must match ${TOOL_NAME}`);
-    if (RESERVED_ROUTES.has(name)) throw new Error(`environment ${definition.id}: tool name "${name}" is a reserved route`);
-  }
-  if (definition.sessionCapacity !== undefined && !(Number.isInteger(definition.sessionCapacity) && definition.sessionCapacity >= 1)) {
-    throw new Error(`environment ${definition.id}: sessionCapacity must be a whole number ≥ 1, not ${definition.sessionCapacity}`);
-  }
-  const configSchema = definition.configSchema ?? (z.strictObject({}) as unknown as z.ZodType<C>);
-  const toolSpecs = () =>
-    Object.entries(definition.tools ?? {}).map(([name, tool]) => functionToolOf(name, tool.description, tool.args));
-  return {
-    type: "resources_servers",
-    id: definition.id,
-    description: definition.description,
-    configSchema,
-    toolSpecs,
-    build: (context) => buildEnvironmentServer(definition, context),
-  };
 }

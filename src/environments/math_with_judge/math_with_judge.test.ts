@@ -4,16 +4,16 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDispatcher } from "../src/http/client.js";
-import mathWithJudge from "../src/environments/math_with_judge/index.js";
-import { JUDGE_SYSTEM_PROMPT } from "../src/environments/math_with_judge/prompt.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
-import vllmModel from "../src/models/vllm_model.js";
-import { METADATA_KEYS } from "../src/orchestrate/implementation.js";
-import { environmentConfigPath, loadImplementation } from "../src/orchestrate/registry.js";
-import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
+import { closeDispatcher } from "../../http/client.js";
+import mathWithJudge from "./index.js";
+import { JUDGE_SYSTEM_PROMPT } from "./prompt.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
+import vllmModel from "../../models/vllm_model.js";
+import { METADATA_KEYS } from "../../http/implementation.js";
+import { environmentConfigPath, loadImplementation } from "../../orchestrate/registry.js";
+import { startFakeEngine, type FakeEngine } from "../../../test/doubles/fake_engine.js";
 
-const ROWS = readFileSync(new URL("../src/environments/math_with_judge/data/example.jsonl", import.meta.url), "utf8")
+const ROWS = readFileSync(new URL("./data/example.jsonl", import.meta.url), "utf8")
   .trim()
   .split("\n")
   .map((line) => JSON.parse(line) as Record<string, any>);
@@ -300,7 +300,7 @@ describe("/aggregate_metrics", () => {
 describe("stored rollouts", () => {
   it("re-verify to the reward they were stored with (reverify is stateless)", async () => {
     const e = await env({ should_use_judge: false });
-    const text = readFileSync(new URL("../src/environments/math_with_judge/data/example_rollouts.jsonl", import.meta.url), "utf8");
+    const text = readFileSync(new URL("./data/example_rollouts.jsonl", import.meta.url), "utf8");
     const rollouts = text.trim().split("\n").map((line) => JSON.parse(line) as Record<string, any>);
     expect(rollouts.length).toBe(10);
     for (const rollout of rollouts) {

@@ -1,8 +1,9 @@
 // The contract between a server implementation (an environment, agent or model id) and the code
-// that starts it. Every implementation is a Fastify app built from validated config fields.
-import type { FastifyInstance } from "fastify";
+// that starts it. Every implementation is an HTTP server built from validated config fields. It lives
+// in http/ so that models, environments and agents depend downwards on it, not up on orchestrate/.
 import type { z } from "zod";
 import type { ServerRef, ServerType } from "../protocol/index.js";
+import type { HttpApp } from "./app.js";
 
 export interface InstanceContext<C> {
   /** Instance name (the top-level config key), e.g. `example_multi_step_simple_agent`. */
@@ -25,7 +26,7 @@ export interface ServerImplementation<C = Record<string, unknown>> {
    */
   noEffectFields?: Readonly<Record<string, string>>;
   /** Builds the server. It is not listening yet; the caller binds it. */
-  build(context: InstanceContext<C>): Promise<FastifyInstance>;
+  build(context: InstanceContext<C>): Promise<HttpApp>;
 }
 
 // Kept beside the contract for implementations and tests that strip metadata keys themselves.

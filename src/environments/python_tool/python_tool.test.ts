@@ -2,16 +2,16 @@
 // multi-turn rollout through simple_agent with only the engine faked.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import simpleAgent from "../src/agents/simple_agent.js";
-import pythonTool from "../src/environments/python_tool/index.js";
-import { lastBoxed, scoreAnswer } from "../src/environments/python_tool/answer.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environments/testing.js";
-import { CookieJar } from "../src/http/cookies.js";
-import { sharedSandbox } from "../src/sandbox/shared.js";
-import { processesOfUid } from "../src/sandbox/uids.js";
-import { startFakeEngine, type FakeEngine, type Turn } from "./doubles/fake_engine.js";
+import simpleAgent from "../../agents/simple_agent.js";
+import pythonTool from "./index.js";
+import { lastBoxed, scoreAnswer } from "./answer.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
+import { CookieJar } from "../../http/cookies.js";
+import { sharedSandbox } from "../../sandbox/shared.js";
+import { processesOfUid } from "../../sandbox/uids.js";
+import { startFakeEngine, type FakeEngine, type Turn } from "../../../test/doubles/fake_engine.js";
 
-const rows = readFileSync(new URL("../src/environments/python_tool/data/example.jsonl", import.meta.url), "utf8")
+const rows = readFileSync(new URL("./data/example.jsonl", import.meta.url), "utf8")
   .trim()
   .split("\n")
   .map((line) => JSON.parse(line) as Record<string, any>);
@@ -145,5 +145,20 @@ describe("a whole rollout through simple_agent", () => {
     expect(outputs.map((o) => JSON.parse(o.output).process_status)).toEqual(["completed", "completed"]);
     // /verify ended this rollout's interpreter: nothing new is left running.
     expect(live()).toEqual(before);
+  });
+});
+
+describe("data/example_rollouts.jsonl", () => {
+  it("every line re-verifies to the reward it records (scoring reads only the final answer, not the sandbox)", async () => {
+    const rollouts = readFileSync(new URL("./data/example_rollouts.jsonl", import.meta.url), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, any>);
+    expect(rollouts.map((r) => r.reward)).toContain(0);
+    for (const { reward, ...request } of rollouts) {
+      const result = await env.request("/verify", request);
+      expect(result.status).toBe(200);
+      expect(result.body.reward, `task ${request._ng_task_index}`).toBe(reward);
+    }
   });
 });

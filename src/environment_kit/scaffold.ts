@@ -1,6 +1,7 @@
-// `gym env init ID`: a new environment folder that runs as it is (ARCHITECTURE §10) — the definition,
-// its config (with `entrypoint`), five example rows and a test — so an author starts from something
-// that works and changes it, instead of from a blank page.
+// `gym env init ID`: a new environment folder that runs as it is (ARCHITECTURE §10), in the shape of
+// the built-in ones — the definition, its config (with `entrypoint`), five example rows, scored
+// rollouts of them, a README and a test — so an author starts from something that works and changes
+// it, instead of from a blank page.
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -23,6 +24,8 @@ export function scaffoldEnvironment({ id, dir }: ScaffoldOptions): string[] {
     [`configs/${id}.yaml`]: config(id),
     "data/example.jsonl": exampleRows(id),
     "test.mjs": test(id),
+    "data/example_rollouts.jsonl": exampleRollouts(id),
+    "README.md": readme(id),
   };
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(dir, path, ".."), { recursive: true });
@@ -94,7 +97,15 @@ ${id}_simple_agent:
 `;
 }
 
-function exampleRows(id: string): string {
+const COUNTRIES: Array<[string, string]> = [
+  ["France", "Paris"],
+  ["Japan", "Tokyo"],
+  ["Kenya", "Nairobi"],
+  ["Peru", "Lima"],
+  ["Canada", "Ottawa"],
+];
+
+function rowOf(id: string, country: string, capital: string): Record<string, unknown> {
   const tool = {
     type: "function",
     name: "lookup_capital",
@@ -107,36 +118,96 @@ function exampleRows(id: string): string {
     },
     strict: true,
   };
-  const countries: Array<[string, string]> = [
-    ["France", "Paris"],
-    ["Japan", "Tokyo"],
-    ["Kenya", "Nairobi"],
-    ["Peru", "Lima"],
-    ["Canada", "Ottawa"],
-  ];
-  return countries
-    .map(([country, capital]) =>
-      JSON.stringify({
-        responses_create_params: {
-          input: [
-            { role: "system", content: "Answer with the city's name. You may use the lookup_capital tool." },
-            { role: "user", content: `What is the capital of ${country}?` },
-          ],
-          tools: [tool],
-        },
-        expected_answer: capital,
-        agent_ref: { type: "responses_api_agents", name: `${id}_simple_agent` },
-      }),
-    )
-    .map((line) => `${line}\n`)
-    .join("");
+  return {
+    responses_create_params: {
+      input: [
+        { role: "system", content: "Answer with the city's name. You may use the lookup_capital tool." },
+        { role: "user", content: `What is the capital of ${country}?` },
+      ],
+      tools: [tool],
+    },
+    expected_answer: capital,
+    agent_ref: { type: "responses_api_agents", name: `${id}_simple_agent` },
+  };
+}
+
+function exampleRows(id: string): string {
+  return COUNTRIES.map(([country, capital]) => `${JSON.stringify(rowOf(id, country, capital))}\n`).join("");
+}
+
+/**
+ * Rollouts of the example rows as `gym eval run` writes them (row, response, reward, extras): a model
+ * that looks each capital up and names it, except the last, which it guesses wrongly, so the file
+ * shows a zero too. The test re-verifies them; replace them with rollouts of your own model.
+ */
+function exampleRollouts(id: string): string {
+  return COUNTRIES.map(([country, capital], task) => {
+    const guessed = task === COUNTRIES.length - 1 ? "Toronto" : undefined;
+    const callId = `call_${task}`;
+    const output = guessed
+      ? [assistantText(`msg_${task}`, `I believe it is ${guessed}.`)]
+      : [
+          { type: "function_call", id: `fc_${task}`, call_id: callId, name: "lookup_capital", arguments: JSON.stringify({ country }), status: "completed" },
+          { type: "function_call_output", call_id: callId, output: JSON.stringify({ capital }) },
+          assistantText(`msg_${task}`, `The capital is ${capital}.`),
+        ];
+    const rollout = {
+      _ng_task_index: task,
+      _ng_rollout_index: 0,
+      ...rowOf(id, country, capital),
+      response: { id: `resp_${task}`, object: "response", created_at: 0, model: "example-model", output, status: "completed" },
+      reward: guessed ? 0 : 1,
+      extracted_answer: guessed ? null : capital,
+    };
+    return `${JSON.stringify(rollout)}\n`;
+  }).join("");
+}
+
+function assistantText(id: string, text: string): Record<string, unknown> {
+  return { type: "message", id, role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] };
+}
+
+function readme(id: string): string {
+  return `# ${id}
+
+Name a country's capital. The model may call \`lookup_capital\`; \`/verify\` gives **reward 1** when the
+answer contains the row's \`expected_answer\` (case-insensitive unless \`case_sensitive\` is set), else 0,
+with \`extracted_answer\` as an extra. Metrics add pass@k / majority@k. Change it to your task.
+
+## Tools
+
+- \`lookup_capital(country)\`: the capital from a small table, or null.
+
+## Config fields
+
+- \`case_sensitive\` (default false).
+
+## Run it
+
+\`\`\`bash
+node --test ${id}/test.mjs
+npx gym eval run --config ${id}/configs/${id}.yaml -i ${id}/data/example.jsonl -o results/${id}.jsonl \\
+  --model-type vllm_model --model-url http://127.0.0.1:8000/v1 --model MODEL
+\`\`\`
+
+## Files
+
+- \`index.mjs\`: the definition (\`defineEnvironment\` from gymkit).
+- \`configs/${id}.yaml\`: the environment and the \`simple_agent\` that plays it (\`entrypoint\` names index.mjs).
+- \`data/example.jsonl\`: five example rows.
+- \`data/example_rollouts.jsonl\`: scored rollouts of those rows, written by \`gym env init\` as a model that
+  looks the capital up (and one wrong guess); replace them with your own model's (\`gym eval run … -o\`).
+- \`test.mjs\`: the environment on a real server on 127.0.0.1 (\`gymkit/testing\`), including a check that every
+  stored rollout re-verifies to its recorded reward.
+`;
 }
 
 function test(id: string): string {
   return `// The ${id} environment on a real server on 127.0.0.1, as agents see it. Run: node --test test.mjs
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { assistantMessage, responseWith, startInstance } from "gymkit/testing";
+import { readFileSync } from "node:fs";
+import { assistantMessage, replayRollout, responseWith, startInstance } from "gymkit/testing";
 import environment from "./index.mjs";
 
 let env;
@@ -148,12 +219,15 @@ test("lookup_capital answers from its table, and null for an unknown country", a
   assert.deepEqual((await env.request("/lookup_capital", { country: "Atlantis" })).body, { capital: null });
 });
 
-test("verify rewards the right city and only it", async () => {
+test("verify rewards the right city and only it, as every stored rollout records", async () => {
   const row = { responses_create_params: { input: "What is the capital of Peru?" }, expected_answer: "Lima" };
   const right = await env.request("/verify", { ...row, response: responseWith([assistantMessage("It is Lima.")]) });
   assert.equal(right.body.reward, 1);
   const wrong = await env.request("/verify", { ...row, response: responseWith([assistantMessage("Cusco")]) });
   assert.equal(wrong.body.reward, 0);
+  // data/example_rollouts.jsonl: each, played back (its tool calls, then verify), scores what it recorded.
+  const rollouts = readFileSync(new URL("./data/example_rollouts.jsonl", import.meta.url), "utf8").trim().split("\\n").map((line) => JSON.parse(line));
+  for (const rollout of rollouts) assert.equal((await replayRollout(env, rollout)).body.reward, rollout.reward);
 });
 
 test("a row without expected_answer is rejected with 422", async () => {

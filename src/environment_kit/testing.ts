@@ -1,17 +1,16 @@
 // A small kit for testing an environment (or an agent) the way it runs: a real server on 127.0.0.1,
 // talked to over HTTP with a cookie jar per simulated rollout. Environment authors use it in the
 // test that ships beside their definition.
-import type { FastifyInstance } from "fastify";
+import type { HttpApp } from "../http/app.js";
 import { call, NO_RETRY } from "../http/client.js";
 import { CookieJar } from "../http/cookies.js";
-import { listen } from "../http/server.js";
-import type { ServerImplementation } from "../orchestrate/implementation.js";
+import type { ServerImplementation } from "../http/implementation.js";
 import type { ServerRef } from "../protocol/index.js";
 
 export interface RunningInstance {
   name: string;
   url: string;
-  app: FastifyInstance;
+  app: HttpApp;
   /** POSTs JSON (GET when `body` is undefined); returns the status and the parsed body (text if not JSON). */
   request(path: string, body?: unknown, cookies?: CookieJar): Promise<{ status: number; body: any; text: string }>;
   close(): Promise<void>;
@@ -36,7 +35,7 @@ export async function startInstance<C>(implementation: ServerImplementation<C>, 
     return url;
   };
   const app = await implementation.build({ name, config, urlOf });
-  const url = await listen(app);
+  const url = await app.listen();
   return {
     name,
     url,
@@ -68,4 +67,32 @@ export function functionCall(name: string, args: string | Record<string, unknown
 /** An assistant `message` output item. */
 export function assistantMessage(text: string): Record<string, unknown> {
   return { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] };
+}
+
+/**
+ * Plays a stored rollout (one line of an environment's `data/example_rollouts.jsonl`) back against a
+ * running environment the way the agent played it: seeds a fresh session with the row, calls every
+ * tool the model called with the arguments it gave, then asks `/verify`. The recorded reward is
+ * removed first, so the answer's reward is the environment's own. Returns `/verify`'s answer.
+ */
+export async function replayRollout(instance: RunningInstance, rollout: Record<string, unknown>): Promise<{ status: number; body: any }> {
+  const { reward: _recorded, response, ...row } = rollout;
+  const cookies = new CookieJar();
+  const seeded = await instance.request("/seed_session", row, cookies);
+  if (seeded.status !== 200) throw new Error(`/seed_session answered ${seeded.status}: ${seeded.text}`);
+  const output = ((response as { output?: unknown } | undefined)?.output ?? []) as Array<Record<string, unknown>>;
+  for (const item of output) {
+    if (item.type !== "function_call" || typeof item.name !== "string") continue;
+    // A call the model garbled is sent as the agent sent it: the tool's answer does not matter here,
+    // only the state it leaves behind.
+    let args: unknown = item.arguments;
+    try {
+      args = JSON.parse(String(item.arguments));
+    } catch {
+      // Not JSON: send the text.
+    }
+    await instance.request(`/${item.name}`, args, cookies);
+  }
+  const verified = await instance.request("/verify", { ...row, response }, cookies);
+  return { status: verified.status, body: verified.body };
 }

@@ -1,0 +1,52 @@
+// `defineEnvironment`: the one thing an environment author calls. It takes the environment's tools,
+// optional session seeding, `verify` and metrics, and returns a resources-server implementation whose
+// HTTP routes, validation and session handling speak NeMo Gym's protocol (ARCHITECTURE §2, §10).
+import { z } from "zod";
+import { buildEnvironmentServer } from "./server.js";
+import { functionToolOf } from "./tool_schema.js";
+import type { EnvironmentDefinition, EnvironmentImplementation } from "./types.js";
+
+export type {
+  EnvironmentContext,
+  EnvironmentDefinition,
+  EnvironmentImplementation,
+  EnvironmentInstance,
+  MetricsContext,
+  SeedInput,
+  ToolDefinition,
+  VerifyInput,
+  VerifyResult,
+} from "./types.js";
+
+/** Names that are routes of every resources server, so a tool cannot take them. */
+const RESERVED_ROUTES = new Set(["seed_session", "verify", "aggregate_metrics", "reverify_mode", "tools"]);
+/** OpenAI's constraint on function names; it also keeps the name a single URL path segment. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function defineEnvironment<
+  C = Record<string, never>,
+  S = unknown,
+  F extends z.ZodRawShape = Record<never, never>,
+  G extends z.ZodRawShape = Record<never, never>,
+  T extends Record<string, z.ZodObject> = Record<never, never>,
+  R = undefined,
+>(definition: EnvironmentDefinition<C, S, F, G, T, R>): EnvironmentImplementation<C> {
+  for (const name of Object.keys(definition.tools ?? {})) {
+    if (!TOOL_NAME.test(name)) throw new Error(`environment ${definition.id}: tool name "${name}" must match ${TOOL_NAME}`);
+    if (RESERVED_ROUTES.has(name)) throw new Error(`environment ${definition.id}: tool name "${name}" is a reserved route`);
+  }
+  if (definition.sessionCapacity !== undefined && !(Number.isInteger(definition.sessionCapacity) && definition.sessionCapacity >= 1)) {
+    throw new Error(`environment ${definition.id}: sessionCapacity must be a whole number ≥ 1, not ${definition.sessionCapacity}`);
+  }
+  const configSchema = definition.configSchema ?? (z.strictObject({}) as unknown as z.ZodType<C>);
+  const toolSpecs = () =>
+    Object.entries(definition.tools ?? {}).map(([name, tool]) => functionToolOf(name, tool.description, tool.args));
+  return {
+    type: "resources_servers",
+    id: definition.id,
+    description: definition.description,
+    configSchema,
+    toolSpecs,
+    build: (context) => buildEnvironmentServer(definition, context),
+  };
+}
