@@ -1,8 +1,8 @@
 // The Responses ⇄ Chat Completions conversion rules on their own: turn grouping and <think> parsing.
 import { describe, expect, it } from "vitest";
-import { toChatMessages } from "../src/models/chat_request.js";
-import { splitThink, wrapThink } from "../src/tokens/think.js";
-import { ResponsesCreateParams } from "../src/protocol/index.js";
+import { toChatMessages } from "./chat_request.js";
+import { splitThink, wrapThink } from "../tokens/think.js";
+import { ResponsesCreateParams } from "../protocol/index.js";
 
 const messages = (input: unknown[], replaceDeveloper = true) => toChatMessages(ResponsesCreateParams.parse({ input }), replaceDeveloper);
 const assistant = (text: string) => ({ type: "message", role: "assistant", content: [{ type: "output_text", text }] });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineEnvironment } from "../src/environment_kit/define.js";
-import { SessionStore } from "../src/environment_kit/session_store.js";
-import { startInstance } from "../src/environment_kit/testing.js";
-import { CookieJar } from "../src/http/cookies.js";
+import { defineEnvironment } from "./define.js";
+import { SessionStore } from "./session_store.js";
+import { startInstance } from "./testing.js";
+import { CookieJar } from "../http/cookies.js";
 
 describe("SessionStore", () => {
   it("forgets the least recently used session beyond its capacity", () => {

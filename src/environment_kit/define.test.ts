@@ -1,9 +1,9 @@
 // The environment framework over HTTP: what `defineEnvironment` gives every environment for free.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { CookieJar } from "../src/http/cookies.js";
-import { defineEnvironment } from "../src/environment_kit/define.js";
-import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
+import { CookieJar } from "../http/cookies.js";
+import { defineEnvironment } from "./define.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "./testing.js";
 
 const echo = defineEnvironment({
   id: "echo_env",
