@@ -4,7 +4,7 @@ import { resolve as resolvePath } from "node:path";
 import { collect, collectRunFiles, DEFAULT_ROLLOUT_TIMEOUT_S, type CollectSummary, type Progress } from "../collect/collect.js";
 import { checkRunFiles } from "../collect/run_files.js";
 import { formatPairs } from "../collect/accounting.js";
-import type { FailureLimit } from "../collect/engine.js";
+import type { FailureLimit } from "../collect/scheduler.js";
 import { parseRepeatsSpec, parseShard } from "../collect/plan.js";
 import { loadPromptConfig } from "../collect/prompt_config.js";
 import { collateSplit, parseSplit, splitInputPath, type Split } from "../collect/split_input.js";

@@ -1,6 +1,6 @@
 // The rollout service: `POST /v1/rollouts` takes rows and streams back one NDJSON line per finished
 // rollout, in completion order, then a summary that accounts for every requested pair (see
-// service_protocol.ts). It is `gym eval run` without files: the same materialiser, the same engine
+// service_protocol.ts). It is `gym eval run` without files: the same materialiser, the same scheduler
 // (bounded admission, deadlines, failure classes) and the same agent calls, for trainers that call the
 // environment side thousands of times per step. The head server mounts it; `gym serve` runs it alone.
 import type { FastifyInstance, FastifyReply } from "fastify";
@@ -10,7 +10,7 @@ import { HttpError, parseOr422 } from "../http/errors.js";
 import { rolloutBodyLimit } from "../http/server.js";
 import { formatPairs } from "./accounting.js";
 import { agentRunner, DEFAULT_ROLLOUT_TIMEOUT_S } from "./collect.js";
-import { runEngine, type Outcome, type WorkItem } from "./engine.js";
+import { runScheduler, type Outcome, type WorkItem } from "./scheduler.js";
 import { pairKey, pairOf } from "./lines.js";
 import { planRollouts, RolloutRequest, type RolloutPlan } from "./service_request.js";
 import {
@@ -124,7 +124,7 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
     };
 
     try {
-      await runEngine({
+      await runScheduler({
         items: admitted(),
         execute: async (item, signal) => {
           stats.in_flight++;
@@ -186,7 +186,7 @@ function summarize(
       classes[failure.failure_class] = (classes[failure.failure_class] ?? 0) + 1;
       missing.push(failure);
     } else {
-      // Cannot happen while the engine runs every item; named anyway rather than silently dropped.
+      // Cannot happen while the scheduler runs every item; named anyway rather than silently dropped.
       const [task, rollout] = pairOf(key);
       missing.push({ _ng_task_index: task, _ng_rollout_index: rollout, failure_class: "not_run", error: "the rollout never ran" });
     }
