@@ -1,6 +1,7 @@
 // Fail fast when the model endpoint is not there: before any rollout starts, every configured
 // engine URL must answer HTTP (any status: a 401 or 404 still proves something is listening).
 import { call, joinUrl, NO_RETRY } from "../http/client.js";
+import { sleep } from "../http/timing.js";
 import { redactUrl } from "../config/url_secrets.js";
 import type { InstanceSpec } from "./start.js";
 
@@ -32,7 +33,7 @@ async function answers(url: string, deadline: number): Promise<string | undefine
       return undefined;
     } catch (error) {
       lastError = (error as Error).message;
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250);
     }
   }
   return lastError || "no answer";
