@@ -14,7 +14,6 @@ import {
   sbatchCommandLine,
   shardGlob,
   shardPathParts,
-  SlurmError,
   staleShards,
   submitScripts,
   writeScripts,
@@ -219,15 +218,8 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     );
     return;
   }
-  let submission;
-  try {
-    submission = await submitScripts(scripts, sbatchPath, Object.fromEntries(secrets));
-  } catch (error) {
-    // sbatch refusing a job (bad partition, time over the limit, …) is a usage error, reported as one.
-    if (error instanceof SlurmError) throw new UsageError(error.message);
-    throw error;
-  }
-  const { arrayJobId, mergeJobId } = submission;
+  // sbatch refusing a job (bad partition, time over the limit, …) is a SlurmError: a user error, exit 2.
+  const { arrayJobId, mergeJobId } = await submitScripts(scripts, sbatchPath, Object.fromEntries(secrets));
   out.write(
     `submitted ${shards} shard(s) as array job ${arrayJobId} and the merge as job ${mergeJobId} (runs once every shard succeeds)\n` +
       `scripts: ${scripts.arrayPath}\n         ${scripts.mergePath}\n` +

@@ -3,14 +3,10 @@
 import { call, joinUrl, NO_RETRY } from "../http/client.js";
 import { sleep } from "../http/timing.js";
 import { redactUrl } from "../config/url_secrets.js";
+import { UserError } from "../config/user_error.js";
 import type { InstanceSpec } from "./start.js";
 
-export class ModelUnreachableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ModelUnreachableError";
-  }
-}
+export class ModelUnreachableError extends UserError {}
 
 /** Engine base URLs named by model instances (`base_url`, `openai_base_url`, or a list of them). */
 export function engineUrls(instances: InstanceSpec[]): Array<{ instance: string; url: string }> {
