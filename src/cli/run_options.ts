@@ -107,7 +107,7 @@ export function positiveInt(name: string, value: unknown): number | undefined {
   return n;
 }
 
-export function nonNegativeNumber(name: string, value: unknown): number | undefined {
+function nonNegativeNumber(name: string, value: unknown): number | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   const n = typeof value === "number" ? value : Number(value);
   if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} must be a number ≥ 0, got ${JSON.stringify(value)}`);
@@ -138,7 +138,7 @@ export function parseFailureLimit(value: unknown): FailureLimit {
 }
 
 /** A yes/no setting from a flag or a config key (`++resume_from_cache=true`, or `true` in a YAML file). */
-export function booleanSetting(name: string, value: unknown): boolean | undefined {
+function booleanSetting(name: string, value: unknown): boolean | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === "boolean") return value;
   if (value === "true" || value === "false") return value === "true";
@@ -157,7 +157,7 @@ export function resumeAndOverwrite(options: { resume?: boolean; overwrite?: bool
 }
 
 /** The input and output files, from the flags or else the config (as NeMo Gym's keys name them). */
-export function inputAndOutput(options: { input?: string; output?: string }, settings: Record<string, unknown>): { input: string; output: string } {
+function inputAndOutput(options: { input?: string; output?: string }, settings: Record<string, unknown>): { input: string; output: string } {
   const input = options.input ?? (settings.input_jsonl_fpath as string | undefined);
   const output = options.output ?? (settings.output_jsonl_fpath as string | undefined);
   if (!input) throw new UsageError("no input file: pass --input FILE (or set input_jsonl_fpath in the config)");
