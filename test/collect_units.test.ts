@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CallError } from "../src/http/client.js";
-import { classifyFailure, DeadlineError, ReportedFailure } from "../src/collect/engine.js";
+import { classifyFailure, DeadlineError, ReportedFailure } from "../src/collect/scheduler.js";
 import { repairTornLine, readLedger } from "../src/collect/ledger.js";
 import { KeyList, pairKey, pairOf, pairOfLine, resultLine } from "../src/collect/lines.js";
 import { parseRepeatsSpec, parseShard, resolveRepeats } from "../src/collect/plan.js";

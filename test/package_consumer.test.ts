@@ -41,7 +41,7 @@ describe("an installed gymkit", () => {
 import { startInstance } from "gymkit/testing";
 import { runRollouts } from "gymkit/client";
 console.log([defineEnvironment, passAtKMetrics, z.object, startInstance, runRollouts].map((f) => typeof f).join(","));
-try { await import("gymkit/dist/collect/engine.js"); console.log("deep import allowed"); } catch (e) { console.log(e.code); }
+try { await import("gymkit/dist/collect/scheduler.js"); console.log("deep import allowed"); } catch (e) { console.log(e.code); }
 `,
     );
     const { stdout } = await run(process.execPath, ["check.mjs"], { cwd: project });

@@ -1,10 +1,11 @@
 // simple_agent: runs one rollout of any tool-using environment (NeMo Gym's generic agent).
 // `POST /run` takes a data row: seed the environment session, run the episode against the model
 // server, then `/verify` and return its reply unchanged (ARCHITECTURE §4; examples spec §9).
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { CookieJar, parseCookies, sessionCookie } from "../http/cookies.js";
 import { parseOr422 } from "../http/errors.js";
+import { abortOnHangUp, sendJson } from "../http/reply.js";
 import { asHttpApp, createServer, rolloutBodyLimit, sessionCookieName } from "../http/server.js";
 import { ROLLOUT_HEADER, rolloutHeaderValue } from "../protocol/index.js";
 import type { InstanceContext, ServerImplementation } from "../http/implementation.js";
@@ -35,19 +36,6 @@ function rolloutKey(row: Record<string, unknown>): string | undefined {
   const index = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
   if (!index(task) || !index(rollout)) return undefined;
   return rolloutHeaderValue({ task_index: task, rollout_index: rollout });
-}
-
-/** Aborts the rollout's in-flight calls if whoever asked for it hangs up (e.g. a collector deadline). */
-function abortOnHangUp(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.on("close", () => {
-    if (!reply.raw.writableFinished) controller.abort(new Error("the caller closed the connection"));
-  });
-  return controller.signal;
-}
-
-function sendJson(reply: FastifyReply, value: unknown): FastifyReply {
-  return reply.type("application/json").send(JSON.stringify(value));
 }
 
 const implementation: ServerImplementation<SimpleAgentConfig> = {
@@ -89,7 +77,7 @@ const implementation: ServerImplementation<SimpleAgentConfig> = {
       parseOr422(DataRow, request.body);
       // Forward the row as received (validated above): every field, in its order, reaches the environment.
       const row = request.body as Record<string, unknown> & DataRow;
-      const clients = upstreams(jarOf(request), abortOnHangUp(reply), rolloutKey(row));
+      const clients = upstreams(jarOf(request), abortOnHangUp(reply.raw), rolloutKey(row));
       await clients.environment.seedSession(row);
       const response = await episode(row.responses_create_params, clients);
       if (config.skip_verification) {
@@ -106,7 +94,7 @@ const implementation: ServerImplementation<SimpleAgentConfig> = {
       const params = request.body as ResponsesCreateParams;
       const jar = jarOf(request);
       const header = request.headers[ROLLOUT_HEADER];
-      const clients = upstreams(jar, abortOnHangUp(reply), typeof header === "string" ? header : undefined);
+      const clients = upstreams(jar, abortOnHangUp(reply.raw), typeof header === "string" ? header : undefined);
       const response = await episode(params, clients);
       for (const [name, value] of Object.entries(jar.toJSON())) {
         if (name !== ownCookie) reply.header("set-cookie", sessionCookie(name, value));
@@ -115,7 +103,7 @@ const implementation: ServerImplementation<SimpleAgentConfig> = {
     });
 
     app.post("/aggregate_metrics", carriesRollouts, async (request, reply) => {
-      const clients = upstreams(jarOf(request), abortOnHangUp(reply), undefined);
+      const clients = upstreams(jarOf(request), abortOnHangUp(reply.raw), undefined);
       const result = await clients.environment.aggregateMetrics(request.body ?? {});
       return reply.code(result.status).type("application/json").send(result.text);
     });

@@ -7,7 +7,8 @@ import { callJson, closeDispatcher, joinUrl } from "../http/client.js";
 import { startServers } from "../orchestrate/start.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { RunRetries } from "../orchestrate/retry_totals.js";
-import { DEFAULT_HEARTBEAT_S, parseFailureLimit, reportCollection, resumeAndOverwrite } from "./eval_run.js";
+import { reportCollection } from "./eval_run.js";
+import { DEFAULT_HEARTBEAT_S, parseFailureLimit, resumeAndOverwrite } from "./run_options.js";
 import { UsageError } from "./exit.js";
 import { ProgressPrinter } from "./progress.js";
 

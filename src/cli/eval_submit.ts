@@ -7,14 +7,13 @@ import { runOutputs } from "../collect/run_files.js";
 import { basename, dirname, extname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { emptyShards, parseRepeatsSpec } from "../collect/plan.js";
+import { emptyShards } from "../collect/plan.js";
 import {
   findOnPath,
   renderScripts,
   sbatchCommandLine,
   shardGlob,
   shardPathParts,
-  SlurmError,
   staleShards,
   submitScripts,
   writeScripts,
@@ -25,10 +24,10 @@ import { exportProblem, hideSecrets, type JobSecrets } from "../orchestrate/slur
 import { redactUrl } from "../config/url_secrets.js";
 import { parseOverride, readsSetting } from "../config/index.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
-import { inputAndOutput, nonNegativeNumber, parseFailureLimit, positiveInt, rolloutTimeoutMs } from "./eval_run.js";
 import { UsageError } from "./exit.js";
+import { parseModelServerFlags, parseRunOptions, positiveInt, type RunFlags } from "./run_options.js";
 
-interface EvalSubmitOptions extends CliConfigOptions {
+interface EvalSubmitOptions extends CliConfigOptions, Omit<RunFlags, "shard" | "resume"> {
   shards: string;
   maxParallel?: string;
   dryRun?: boolean;
@@ -38,8 +37,6 @@ interface EvalSubmitOptions extends CliConfigOptions {
   cpusPerTask?: string;
   mem?: string;
   sbatchArg: string[];
-  input?: string;
-  output?: string;
   [key: string]: unknown;
 }
 
@@ -115,6 +112,8 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   if (options.time !== undefined && !/^((\d+-)?\d+(:\d{1,2}){0,2}|unlimited|infinite)$/i.test(options.time)) {
     throw new UsageError(`--time must be a Slurm time limit such as 04:00:00, 90 or 1-12:00:00, got ${options.time}`);
   }
+  // Every run option is checked by the code `eval run` checks it with, so a typo fails here, not in N jobs.
+  parseModelServerFlags(options);
 
   // The same resolution `eval run` does, so a config error surfaces now and not in N job logs. With
   // --model-server-cmd each array task starts its own server on its own port and points the policy
@@ -125,31 +124,22 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   const resolved = await resolveCliConfig(overrides, selfHosted ? { ...options, modelUrl: standIn[1] } : options, { command: "eval submit" });
   const settings = resolved.config;
   // Each array task would collate the datasets again, into its own place: collate once with `eval run` instead.
-  if ((options as { split?: unknown }).split ?? settings.split) {
+  if (options.split ?? settings.split) {
     throw new UsageError("--split is not supported by gym eval submit: run `gym eval run --split S --limit 1` once to write <output stem>/preprocessed_datasets/S.jsonl, then submit with --input set to that file");
   }
-  const { input, output } = inputAndOutput(options, settings);
-  const inputPath = resolvePath(input);
-  const outputPath = resolvePath(output);
+  const run = await parseRunOptions(options, settings);
+  const inputPath = resolvePath(run.input);
+  const outputPath = resolvePath(run.output);
   checkSubmitFiles(inputPath, outputPath, shards, Boolean(options.overwrite));
   if (options.modelPath !== undefined) checkReadableFile(resolvePath(String(options.modelPath)));
   if (options.serve !== false && !resolved.instances.some((i) => i.type === "responses_api_agents")) {
     throw new UsageError("the config defines no agent (responses_api_agents); add --resources-server ID or a config that defines one");
   }
-  parseRepeatsSpec(options.numRepeats ?? settings.num_repeats);
-  const { empty, tasks } = await emptyShards(inputPath, shards, positiveInt("--limit", options.limit ?? settings.limit));
+  const { empty, tasks } = await emptyShards(inputPath, shards, run.limit);
   if (empty.length > 0) {
     const listed = empty.length > 10 ? `${empty.slice(0, 10).join(", ")}, …` : empty.join(", ");
     throw new UsageError(`--shards ${shards}: ${empty.length} shard(s) would get no task (${listed}; the input has ${tasks} task${tasks === 1 ? "" : "s"}), and an empty shard fails its array task; use fewer shards`);
   }
-  parseFailureLimit(options.maxFailures ?? settings.max_failures);
-  for (const [flag, key] of [["--concurrency", "concurrency"], ["--limit", "limit"], ["--max-attempts", "maxAttempts"], ["--max-output-tokens", "maxOutputTokens"], ["--model-server-port", "modelServerPort"]] as const) {
-    positiveInt(flag, options[key]);
-  }
-  for (const [flag, key] of [["--temperature", "temperature"], ["--top-p", "topP"], ["--heartbeat", "heartbeat"], ["--model-ready-timeout", "modelReadyTimeout"], ["--model-server-ready-timeout", "modelServerReadyTimeout"]] as const) {
-    nonNegativeNumber(flag, options[key]);
-  }
-  rolloutTimeoutMs(options.rolloutTimeout ?? settings.rollout_timeout);
   // `eval aggregate` finds the shards by a glob that understands `*` and `?` only in the file name.
   if (/[*?]/.test(outputPath)) throw new UsageError(`--output must not contain * or ?: the merge finds the shards by the glob ${shardGlob(outputPath)}`);
   const stale = staleShards(outputPath, shards);
@@ -219,15 +209,8 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
     );
     return;
   }
-  let submission;
-  try {
-    submission = await submitScripts(scripts, sbatchPath, Object.fromEntries(secrets));
-  } catch (error) {
-    // sbatch refusing a job (bad partition, time over the limit, …) is a usage error, reported as one.
-    if (error instanceof SlurmError) throw new UsageError(error.message);
-    throw error;
-  }
-  const { arrayJobId, mergeJobId } = submission;
+  // sbatch refusing a job (bad partition, time over the limit, …) is a SlurmError: a user error, exit 2.
+  const { arrayJobId, mergeJobId } = await submitScripts(scripts, sbatchPath, Object.fromEntries(secrets));
   out.write(
     `submitted ${shards} shard(s) as array job ${arrayJobId} and the merge as job ${mergeJobId} (runs once every shard succeeds)\n` +
       `scripts: ${scripts.arrayPath}\n         ${scripts.mergePath}\n` +

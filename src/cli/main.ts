@@ -4,6 +4,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { tuneHeap } from "../orchestrate/heap.js";
 import { EXIT, fail, UsageError } from "./exit.js";
+import { addRunOptions } from "./run_options.js";
 
 try {
   tuneHeap();
@@ -69,59 +70,30 @@ configOptions(env.command("resolve").description("print the merged config (secre
 
 const evalCommand = program.command("eval").description("collect and score rollouts");
 
-configOptions(
-  evalCommand
-    .command("run")
-    .description("start the servers, collect rollouts for every input row, write them with metrics, stop")
-    .addHelpText(
-      "after",
-      `
+addRunOptions(
+  configOptions(
+    evalCommand
+      .command("run")
+      .description("start the servers, collect rollouts for every input row, write them with metrics, stop")
+      .addHelpText(
+        "after",
+        `
 Exit codes:
   0  every requested rollout succeeded (or failed within --max-failures)
   1  an unexpected error
   2  usage or config error (bad flag, bad config key, malformed input, unreachable model)
   3  rollouts missing or duplicated: fewer results than requested (the pairs are printed)
   4  too many failed rollouts (see <output stem>_failures.jsonl)`,
-    ),
-)
-  .option("-i, --input <path>", "input JSONL (config key: input_jsonl_fpath)")
-  .option("-o, --output <path>", "output JSONL (config key: output_jsonl_fpath)")
-  .option("-a, --agent <name>", "agent for rows without agent_ref")
-  .option("--concurrency <n>", "rollouts in flight at once (config key: num_samples_in_parallel)")
-  .option("--num-repeats <n>", "rollouts per input row: an integer or a per-agent map, e.g. '{\"math_simple_agent\": 32, \"_default\": 1}'")
-  .option("--num-repeats-add-seed", "use the rollout index as the sampling seed of each repeat")
-  .option("--limit <n>", "only the first N input rows")
-  .option("--temperature <t>", "sampling temperature for every row")
-  .option("--top-p <p>", "nucleus sampling for every row")
-  .option("--max-output-tokens <n>", "max output tokens for every row")
-  .option("--max-failures <n>", "failed rollouts tolerated (N or P%); past it the run stops early and exits 4 (default: run all, exit 4 on any failure)")
-  .option("--max-attempts <n>", "attempts per rollout across --resume runs before its failure is final (default 3)")
-  .option("--rollout-timeout <s>", "deadline of one whole rollout in seconds, past it the rollout fails as `timeout` (config key: rollout_timeout; default 3600: far above a healthy rollout, each model call has its own 600 s, yet a stuck one cannot hold its slot for ever; 0 or none: no deadline)")
-  .option("--heartbeat <s>", "when no rollout has finished for this many seconds, print what is in flight: how many, and the oldest (task, rollout, agent, age) (config key: heartbeat; default 60; 0: never)")
-  .option("--resume", "continue a run: keep its results, repair a torn last line, run only what is missing (config key: resume_from_cache)")
-  .option("--overwrite", "replace the results of an earlier run with this output (without it, gym refuses to)")
-  .option("--shard <i/n>", "run only the tasks of shard I of N (task index mod N); merge with `gym eval aggregate`")
-  .option("--prompt-config <path>", "a prompt YAML (`user`, optional `system` templates with {field} placeholders) that builds each row's responses_create_params.input from its fields (config key: prompt_config)")
-  .option("--split <split>", "input = the agents' `datasets:` of this type (train, validation or benchmark), collated into <output stem>/preprocessed_datasets/<split>.jsonl; instead of --input (config key: split)")
-  .option("--disable-aggregation", "do not call the environments' /aggregate_metrics (for shards merged later by `gym eval aggregate`); the collector's own statistics are still written (config key: disable_aggregation)")
-  .option("--model-ready-timeout <s>", "how long the model endpoint may take to answer at start-up", "30")
-  .option("--model-server-cmd <command>", "start this inference server (bash -c; {port} is replaced) for the run's lifetime, e.g. 'vllm serve Qwen/Qwen3-8B --port {port}'; policy_base_url becomes http://127.0.0.1:<port>/v1 unless --model-url is given; log: <output stem>_model_server.log")
-  .option("--model-server-port <port>", "port for --model-server-cmd (default: a free one)")
-  .option("--model-server-ready-timeout <s>", "how long --model-server-cmd may take until GET /v1/models answers 200", "900")
-  .option("--no-serve", "do not start servers; collect against the ones a running head knows")
-  .option("--process-per-server", "run each started instance in its own process")
-  .option("--head-url <url>", "head server to use with --no-serve", "http://127.0.0.1:11000")
-  .addOption(new Option("--quiet", "no progress line").default(false))
-  .action(async (overrides: string[], options) => (await import("./eval_run.js")).evalRun(overrides, options));
+      ),
+  ),
+  { perShard: true },
+).action(async (overrides: string[], options) => (await import("./eval_run.js")).evalRun(overrides, options));
 
 {
-  // `submit` takes every `eval run` option (copied from `run`, so the two cannot drift apart) except
-  // the two it sets per array task itself: --shard and --resume.
-  const run = evalCommand.commands.find((c) => c.name() === "run")!;
+  // `submit` takes every `eval run` option except the two it sets per array task itself: --shard and --resume.
   const submit = evalCommand
     .command("submit")
     .description("run `eval run` as a Slurm job array of N shards plus a merge job that waits for them (`--dry-run` prints the scripts)")
-    .argument("[overrides...]", "Hydra-style overrides: key=value, +key=value, ++key=value")
     .requiredOption("--shards <n>", "number of shards = array tasks (task i runs shard i/N)")
     .option("--max-parallel <k>", "run at most K shards at once (Slurm's --array=…%K)")
     .option("--dry-run", "write and print the two scripts and the sbatch commands; submit nothing")
@@ -131,8 +103,7 @@ Exit codes:
     .option("--cpus-per-task <n>", "CPUs of each job")
     .option("--mem <size>", "memory of each job, e.g. 8G")
     .option("--sbatch-arg <arg>", "any other sbatch option for both jobs, e.g. --sbatch-arg=--account=proj (repeatable)", collect, []);
-  for (const option of run.options) if (option.long !== "--shard" && option.long !== "--resume") submit.addOption(option);
-  submit
+  addRunOptions(configOptions(submit), { perShard: false })
     .addHelpText("after", "\nExit codes: 0 submitted (or printed); 2 usage or config error, or sbatch refused a job; nothing is submitted when the config is invalid.")
     .action(async (overrides: string[], options, command: Command) => (await import("./eval_submit.js")).evalSubmit(overrides, options, command));
 }

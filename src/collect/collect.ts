@@ -1,9 +1,9 @@
-// `gym eval run`'s engine room: plan → (resume: read what is done) → run the rest → account for every
+// `gym eval run` end to end: plan → (resume: read what is done) → run the rest → account for every
 // requested pair from the files on disk → metrics. Each step is its own module; this one wires them.
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { call, CallError, joinUrl, truncate, type RetryPolicy } from "../http/client.js";
 import { accountFor, type Accounting } from "./accounting.js";
-import { runEngine, type Execute, type FailureLimit, type Progress, type Stall, type WorkItem } from "./engine.js";
+import { runScheduler, type Execute, type FailureLimit, type Progress, type Stall, type WorkItem } from "./scheduler.js";
 import { ensureParentFolder } from "../config/file_errors.js";
 import { fingerprintOf, writeFingerprint, type PlanFingerprint } from "./fingerprint.js";
 import { readLedger, repairTornLine, type Ledger } from "./ledger.js";
@@ -15,7 +15,7 @@ import { siblingPaths } from "./paths.js";
 import { checkRunFiles, once, type RunFiles } from "./run_files.js";
 import { computeRunMetrics, type AgentMetricsSummary } from "./run_metrics.js";
 
-export type { Progress, Stall } from "./engine.js";
+export type { Progress, Stall } from "./scheduler.js";
 
 /**
  * The default deadline of one whole rollout. Without one, a wedged agent or tool holds its slot for
@@ -178,7 +178,7 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
     writeFileSync(paths.output, "", { flag: "a" });
   }
 
-  const engine = await runEngine({
+  const scheduled = await runScheduler({
     items: pendingWork(paths.materialized, ledger, maxAttempts),
     execute: options.execute,
     outputPath: paths.output,
@@ -205,8 +205,8 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
   if (complete) writeFileSync(paths.done, `${JSON.stringify({ shard: options.shardLabel ?? null, ...accounting }, null, 2)}\n`);
   return {
     accounting,
-    ran: { succeeded: engine.succeeded, failed: engine.failed },
-    stoppedEarly: engine.stoppedEarly,
+    ran: { succeeded: scheduled.succeeded, failed: scheduled.failed },
+    stoppedEarly: scheduled.stoppedEarly,
     metrics,
     paths,
     elapsedMs: Date.now() - started,

@@ -1,14 +1,9 @@
 // A minimal glob for shard files: `*` and `?` in the last path segment only (Node 20 has no fs.glob).
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { UserError } from "../config/user_error.js";
 
-export class GlobError extends Error {
-  constructor(message: string) {
-    super(message);
-    // A usage mistake: one line, exit code 2.
-    this.name = "InputError";
-  }
-}
+export class GlobError extends UserError {}
 
 export function globFiles(pattern: string): string[] {
   const dir = resolve(dirname(pattern));

@@ -3,15 +3,15 @@
 import { jsonDepthBeyond, tooDeepMessage } from "../protocol/index.js";
 import { checkReadableFile } from "../config/file_errors.js";
 import { scanLines } from "./line_scan.js";
+import { UserError } from "../config/user_error.js";
 
-export class JsonlError extends Error {
+export class JsonlError extends UserError {
   constructor(
     readonly file: string,
     readonly line: number,
     message: string,
   ) {
     super(`${file}:${line}: ${message}`);
-    this.name = "JsonlError";
   }
 }
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readJsonl, JsonlError, type JsonlLine } from "./jsonl.js";
 import { Materializer } from "./materialize.js";
+import { PlanError, writePlan } from "./plan.js";
 
 const row = (text: string, extra: Record<string, unknown> = {}) => ({ responses_create_params: { input: text }, ...extra });
 
@@ -88,5 +89,35 @@ describe("Materializer with explicit task indices", () => {
       { responses_create_params: { input: "z" }, _ng_task_index: 4 },
     ].flatMap((value, i) => m.expand({ line: i + 1, text: JSON.stringify(value), value }));
     expect(out.map((r) => r._ng_rollout_index)).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe("writePlan's routing check", () => {
+  // The check collects rows by error type (RowRoutingError), not by the words in a message: a file
+  // whose path says "agent" must not turn a malformed line into a routing problem.
+  const dir = mkdtempSync(join(tmpdir(), "gym-plan-agent-"));
+  const plan = (input: string) => writePlan({ inputPath: input, planPath: join(dir, "plan.jsonl"), knownAgents: new Set(["a"]), repeats: 1 });
+
+  it("names every row that cannot reach an agent in one error", async () => {
+    const input = join(dir, "agents_rows.jsonl");
+    const rows = [row("x", { agent_ref: { name: "nope" } }), row("y"), row("z", { agent_ref: { name: 7 } }), row("w", { agent_ref: { name: "other" } })];
+    writeFileSync(input, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const caught = await plan(input).catch((error: unknown) => error);
+    expect(caught).toBeInstanceOf(PlanError);
+    const message = (caught as Error).message;
+    expect(message).toContain("4 input row(s) cannot be routed to an agent");
+    expect(message).toContain(`${input}:1: unknown agent "nope"`);
+    expect(message).toContain(`${input}:2: row has no agent_ref and no default agent was given`);
+    expect(message).toContain(`${input}:3: invalid row: agent_ref.name`);
+    expect(message).toContain(`${input}:4: unknown agent "other"`);
+  });
+
+  it("stops at the first row that is broken for another reason, whatever the file is called", async () => {
+    const input = join(dir, "agent_input.jsonl");
+    writeFileSync(input, `${JSON.stringify({ agent_ref: { name: "a" } })}\n${JSON.stringify(row("x", { agent_ref: { name: "nope" } }))}\n`);
+    const caught = await plan(input).catch((error: unknown) => error);
+    expect(caught).toBeInstanceOf(JsonlError);
+    expect(caught).not.toBeInstanceOf(PlanError);
+    expect((caught as Error).message).toContain(`${input}:1: invalid row: responses_create_params`);
   });
 });

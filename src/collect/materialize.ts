@@ -41,6 +41,9 @@ export function* repeatsOf(line: StartedLine): Generator<MaterializedRow> {
   for (let i = 0; i < line.repeats; i++) yield { ...line.row, _ng_task_index: line.task, _ng_rollout_index: line.firstRollout + i } as MaterializedRow;
 }
 
+/** A row that cannot be sent to any agent: no agent_ref and no default, an unknown agent, or a malformed agent_ref. */
+export class RowRoutingError extends JsonlError {}
+
 export class Materializer {
   private readonly taskOfLine = new Map<bigint, number>();
   /** Next rollout index of tasks seen more than once. */
@@ -64,7 +67,8 @@ export class Materializer {
     const parsed = DataRow.safeParse(line.value);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(row)"}: ${i.message}`).join("; ");
-      throw new JsonlError(file, line.line, `invalid row: ${problems}`);
+      const unroutable = parsed.error.issues.some((i) => i.path[0] === "agent_ref");
+      throw new (unroutable ? RowRoutingError : JsonlError)(file, line.line, `invalid row: ${problems}`);
     }
     const row: Record<string, unknown> = { ...line.value };
     const agentName = this.agentOf(line);
@@ -90,11 +94,11 @@ export class Materializer {
     const ref = line.value.agent_ref as { name?: unknown } | undefined;
     const name = typeof ref?.name === "string" ? ref.name : this.options.defaultAgent;
     if (!name) {
-      throw new JsonlError(this.options.file, line.line, "row has no agent_ref and no default agent was given (use --agent NAME, or --resources-server ID with a single agent)");
+      throw new RowRoutingError(this.options.file, line.line, "row has no agent_ref and no default agent was given (use --agent NAME, or --resources-server ID with a single agent)");
     }
     if (!this.options.knownAgents.has(name)) {
       const known = [...this.options.knownAgents].join(", ") || "(none)";
-      throw new JsonlError(this.options.file, line.line, `unknown agent "${name}"; agents in this config: ${known}`);
+      throw new RowRoutingError(this.options.file, line.line, `unknown agent "${name}"; agents in this config: ${known}`);
     }
     return name;
   }

@@ -12,13 +12,9 @@ import { pairKey, pairOfLine } from "./lines.js";
 import { siblingPaths } from "./paths.js";
 import { computeRunMetrics, type AgentMetricsSummary, type RunMetricsOptions } from "./run_metrics.js";
 import { readAt, scanLines } from "./line_scan.js";
+import { UserError } from "../config/user_error.js";
 
-export class MergeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InputError";
-  }
-}
+export class MergeError extends UserError {}
 
 const SIBLING = /(_materialized_inputs|_failures|_aggregate_metrics|_reward_profiling|_plan_fingerprint)\.jsonl?$|\.done$|_model_server\.log$/;
 

@@ -5,10 +5,11 @@
 // beside, then renamed), so a resume can trust any plan it finds.
 import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
-import { readJsonl, JsonlError, type JsonlLine } from "./jsonl.js";
-import { Materializer } from "./materialize.js";
+import { readJsonl, type JsonlLine } from "./jsonl.js";
+import { Materializer, RowRoutingError } from "./materialize.js";
 import { resultLine } from "./lines.js";
 import { applyPrompt, type PromptConfig } from "./prompt_config.js";
+import { UserError } from "../config/user_error.js";
 
 /**
  * The input's lines, with the prompt config applied when there is one. The line's text stays the
@@ -21,13 +22,7 @@ async function* inputLines(options: PlanOptions): AsyncGenerator<JsonlLine> {
   }
 }
 
-export class PlanError extends Error {
-  constructor(message: string) {
-    super(message);
-    // Reported like a usage error: a one-paragraph message and exit code 2.
-    this.name = "InputError";
-  }
-}
+export class PlanError extends UserError {}
 
 export type RepeatsSpec = number | Record<string, number>;
 
@@ -126,7 +121,7 @@ async function scanAgents(options: PlanOptions): Promise<Set<string>> {
       for (const row of materializer.expand(line)) agents.add(row.agent_ref.name);
     } catch (error) {
       // Routing problems are collected so one error names every row; anything else stops at once.
-      if (error instanceof JsonlError && /agent/.test(error.message)) problems.push(error.message);
+      if (error instanceof RowRoutingError) problems.push(error.message);
       else throw error;
     }
   }

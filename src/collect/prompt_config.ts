@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { JsonlError, type JsonlLine } from "./jsonl.js";
+import { UserError } from "../config/user_error.js";
 
 export interface PromptConfig {
   /** The file it was read from, for messages. */
@@ -14,13 +15,7 @@ export interface PromptConfig {
   system?: string;
 }
 
-export class PromptConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    // Reported like a usage error: one paragraph, exit code 2.
-    this.name = "InputError";
-  }
-}
+export class PromptConfigError extends UserError {}
 
 /** Reads and checks a prompt YAML; throws PromptConfigError naming the file and the problem. */
 export function loadPromptConfig(path: string): PromptConfig {

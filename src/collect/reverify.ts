@@ -3,7 +3,7 @@
 // This is also how recorded outputs are scored offline.
 import { call, CallError, joinUrl, truncate } from "../http/client.js";
 import { runPlanned, type CollectSummary } from "./collect.js";
-import type { FailureLimit, Progress, Stall, WorkItem } from "./engine.js";
+import type { FailureLimit, Progress, Stall, WorkItem } from "./scheduler.js";
 import { readJsonl, JsonlError } from "./jsonl.js";
 import { resultLine } from "./lines.js";
 import { fingerprintOf } from "./fingerprint.js";

@@ -1,16 +1,17 @@
 // The rollout service: `POST /v1/rollouts` takes rows and streams back one NDJSON line per finished
 // rollout, in completion order, then a summary that accounts for every requested pair (see
-// protocol/rollout_service.ts). It is `gym eval run` without files: the same materialiser, the same engine
+// protocol/rollout_service.ts). It is `gym eval run` without files: the same materialiser, the same scheduler
 // (bounded admission, deadlines, failure classes) and the same agent calls, for trainers that call the
 // environment side thousands of times per step. The head server mounts it; `gym serve` runs it alone.
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
 import { truncate, type RetryPolicy } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
+import { abortOnHangUp } from "../http/reply.js";
 import { rolloutBodyLimit } from "../http/server.js";
 import { formatPairs } from "./accounting.js";
 import { agentRunner, DEFAULT_ROLLOUT_TIMEOUT_S } from "./collect.js";
-import { runEngine, type Outcome, type WorkItem } from "./engine.js";
+import { runScheduler, type Outcome, type WorkItem } from "./scheduler.js";
 import { pairKey, pairOf } from "./lines.js";
 import { planRollouts, RolloutRequest, type RolloutPlan } from "./service_request.js";
 import {
@@ -74,11 +75,7 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
     reply.hijack();
     res.writeHead(200, { "content-type": NDJSON, "cache-control": "no-store", [REQUESTED_HEADER]: String(plan.requested) });
     res.flushHeaders();
-    const gone = new AbortController();
-    // `close` also follows a normal end; only a close before the end is the client hanging up.
-    res.on("close", () => {
-      if (!res.writableFinished) gone.abort(new Error("the client closed the rollout stream"));
-    });
+    const gone = abortOnHangUp(res, "the client closed the rollout stream");
     const write = (line: string) => {
       if (!res.destroyed) res.write(line);
     };
@@ -92,8 +89,8 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
     async function* admitted(): AsyncGenerator<WorkItem> {
       for await (const item of plan.items()) {
         // Backpressure: a client that reads slowly slows admission instead of growing a buffer here.
-        if (res.writableNeedDrain && !gone.signal.aborted) await drained(res, gone.signal);
-        if (gone.signal.aborted) return;
+        if (res.writableNeedDrain && !gone.aborted) await drained(res, gone);
+        if (gone.aborted) return;
         yield item;
       }
     }
@@ -108,7 +105,7 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
         r.n++;
         rewards.set(outcome.item.agent, r);
         write(outcome.line);
-      } else if (gone.signal.aborted) {
+      } else if (gone.aborted) {
         // Stopped because the client hung up: not a failure of the rollout, and nobody will read why.
         stats.rollouts.cancelled++;
       } else {
@@ -124,13 +121,13 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
     };
 
     try {
-      await runEngine({
+      await runScheduler({
         items: admitted(),
         execute: async (item, signal) => {
           stats.in_flight++;
           try {
             // The client hanging up aborts every rollout in flight, all the way down to the engine.
-            return await run(item, AbortSignal.any([signal, gone.signal]));
+            return await run(item, AbortSignal.any([signal, gone]));
           } finally {
             stats.in_flight--;
           }
@@ -140,7 +137,7 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
         deadlineMs: rolloutDeadlineMs(body.rollout_timeout_s),
         onOutcome,
       });
-      if (gone.signal.aborted) {
+      if (gone.aborted) {
         stats.requests.cancelled++;
         return;
       }
@@ -186,7 +183,7 @@ function summarize(
       classes[failure.failure_class] = (classes[failure.failure_class] ?? 0) + 1;
       missing.push(failure);
     } else {
-      // Cannot happen while the engine runs every item; named anyway rather than silently dropped.
+      // Cannot happen while the scheduler runs every item; named anyway rather than silently dropped.
       const [task, rollout] = pairOf(key);
       missing.push({ _ng_task_index: task, _ng_rollout_index: rollout, failure_class: "not_run", error: "the rollout never ran" });
     }

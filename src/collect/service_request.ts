@@ -2,14 +2,14 @@
 // request is a 422 naming every bad row, never a stream that dies half-way), then expanded lazily into
 // work items with the collector's own materialiser — the same task indices, repeats, seeds and agent
 // routing as `gym eval run` on the same rows. The request may ask for at most
-// MAX_ROLLOUTS_PER_REQUEST pairs, and its pairs are made one at a time as the engine admits them,
+// MAX_ROLLOUTS_PER_REQUEST pairs, and its pairs are made one at a time as the scheduler admits them,
 // handing the event loop back every few hundred: a 1 KB request can neither exhaust memory nor stall
 // the other servers of the process.
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { z } from "zod";
 import { RequestValidationError, zodDetails, type ValidationDetail } from "../http/errors.js";
 import { DataRow, ResponsesCreateParams } from "../protocol/index.js";
-import type { WorkItem } from "./engine.js";
+import type { WorkItem } from "./scheduler.js";
 import { Materializer, repeatsOf as rowsOf } from "./materialize.js";
 import { pairKey } from "./lines.js";
 import { parseRepeatsSpec, resolveRepeats } from "./plan.js";
@@ -49,7 +49,7 @@ export interface RolloutPlan {
   requested: number;
   /**
    * Requested pair keys (`pairKey`) in plan order, appended as `items()` makes them: complete once
-   * `items()` is exhausted (it is, whenever the engine ran every item), so missing pairs can be named.
+   * `items()` is exhausted (it is, whenever the scheduler ran every item), so missing pairs can be named.
    */
   keys: number[];
   /** Unused `num_repeats` keys and the like: reported in the summary. */
@@ -138,7 +138,7 @@ export function planRollouts(request: RolloutRequest, agents: ReadonlySet<string
           if (request.num_repeats_add_seed) row.responses_create_params = { ...(row.responses_create_params as object), seed: row._ng_rollout_index };
           keys.push(pairKey(row._ng_task_index, row._ng_rollout_index));
           yield { task: row._ng_task_index, rollout: row._ng_rollout_index, agent: row.agent_ref.name, attempt: 0, row };
-          // The engine pulls the next item synchronously when a rollout fails fast: give the loop back.
+          // The scheduler pulls the next item synchronously when a rollout fails fast: give the loop back.
           if (++sinceTurn >= ITEMS_PER_TURN) {
             sinceTurn = 0;
             await nextTurn();

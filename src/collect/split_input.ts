@@ -9,17 +9,12 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSyn
 import { dirname, join, parse, resolve } from "node:path";
 import { readJsonl } from "./jsonl.js";
 import { applyPrompt, loadPromptConfig } from "./prompt_config.js";
+import { UserError } from "../config/user_error.js";
 
 export const SPLITS = ["train", "validation", "benchmark"] as const;
 export type Split = (typeof SPLITS)[number];
 
-export class SplitError extends Error {
-  constructor(message: string) {
-    super(message);
-    // Reported like a usage error: one paragraph, exit code 2.
-    this.name = "InputError";
-  }
-}
+export class SplitError extends UserError {}
 
 export interface AgentDatasets {
   /** The agent instance name. */

@@ -1,13 +1,14 @@
 // The one error type the config layer throws. It carries every problem found, so a user fixes a
 // config in one pass instead of one typo per run.
-export class ConfigError extends Error {
+import { UserError } from "./user_error.js";
+
+export class ConfigError extends UserError {
   /** Each problem as one sentence (or a few), naming the key, where it came from, and a fix. */
   readonly problems: readonly string[];
 
   constructor(problems: string | readonly string[]) {
     const list = typeof problems === "string" ? [problems] : [...problems];
     super(formatProblems(list));
-    this.name = "ConfigError";
     this.problems = list;
   }
 }

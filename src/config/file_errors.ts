@@ -5,14 +5,10 @@
 // without an import running back up the house.
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, statfsSync, statSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { UserError } from "./user_error.js";
 
 /** A file the user named cannot be used; the message is a complete, user-facing line (exit 2). */
-export class FileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "FileError";
-  }
-}
+export class FileError extends UserError {}
 
 /** What each errno means to someone who only typed a path. */
 const REASONS: Record<string, string> = {

@@ -1,9 +1,10 @@
 // The HTTP face of an environment: NeMo Gym's resources-server routes (§0 of the examples spec),
 // built from an EnvironmentDefinition. Authors never touch this file.
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { parseOr422 } from "../http/errors.js";
 import type { HttpApp } from "../http/app.js";
+import { sendJson } from "../http/reply.js";
 import { asHttpApp, createServer, rolloutBodyLimit } from "../http/server.js";
 import { aggregateMetrics as defaultAggregate } from "../metrics/aggregate.js";
 import type { InstanceContext } from "../http/implementation.js";
@@ -81,13 +82,5 @@ export async function buildEnvironmentServer<C, S, R>(
   }
 
   return asHttpApp(app);
-}
-
-/**
- * Always JSON, even for a bare string result (Fastify would send a string as text/plain), so the
- * agent can hand the body to the model as is.
- */
-function sendJson(reply: FastifyReply, value: unknown): FastifyReply {
-  return reply.type("application/json").send(JSON.stringify(value));
 }
 

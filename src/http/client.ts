@@ -5,6 +5,7 @@ import { Agent, request, type Dispatcher } from "undici";
 import type { CookieJar } from "./cookies.js";
 import { redactUrl, redactUrlsIn, urlCredentials } from "../config/url_secrets.js";
 import { recordRetry, statusRetryClass, type RetryClass } from "./retry_stats.js";
+import { backoffMs, sleep } from "./timing.js";
 
 let sharedDispatcher: Agent | undefined;
 
@@ -79,25 +80,6 @@ function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500;
 }
 
-function backoffMs(policy: RetryPolicy, attempt: number): number {
-  const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** attempt);
-  // Full jitter keeps many rollouts from retrying in lock-step against a recovering engine.
-  return base / 2 + Math.random() * (base / 2);
-}
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-
 /**
  * The abort signal of one attempt, as undici accepts it: an EventEmitter with `aborted` and `reason`.
  * An AbortController is an EventTarget, several times dearer to make and to listen to, and every
@@ -131,7 +113,7 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
   // The failed attempt a retry follows: its class and start, so the retry's cost can be counted.
   let failed: { retryClass: RetryClass; startedAt: number } | undefined;
   for (let attempt = 0; attempt < policy.attempts; attempt++) {
-    if (attempt > 0) await sleep(backoffMs(policy, attempt - 1), options.signal);
+    if (attempt > 0) await sleep(backoffMs(policy, attempt - 1), { signal: options.signal });
     if (failed) recordRetry(failed.retryClass, Date.now() - failed.startedAt);
     const startedAt = Date.now();
     const headers: Record<string, string> = { ...options.headers };

@@ -4,6 +4,8 @@
 // process down. Routes that carry whole rollouts (token ids of long multi-turn conversations) get the
 // large limit; everything else (tools, seeding, the head's lookups) gets a few MiB.
 
+import { UserError } from "../config/user_error.js";
+
 const MiB = 1024 * 1024;
 
 /** Default of every route that does not say otherwise: tool calls, seeding, lookups. */
@@ -19,13 +21,8 @@ export const BODY_LIMIT_ENV = "GYM_MAX_BODY_MB";
 export const DEFAULT_REQUEST_TIMEOUT_S = 60;
 export const REQUEST_TIMEOUT_ENV = "GYM_REQUEST_TIMEOUT_S";
 
-export class LimitConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    // Reported like a usage error by the CLI: one line, exit 2.
-    this.name = "InputError";
-  }
-}
+/** GYM_MAX_BODY_MB or GYM_REQUEST_TIMEOUT_S set to something that is not a usable number. */
+export class LimitConfigError extends UserError {}
 
 function positiveNumberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number, unit: string): number {
   const raw = env[name];

@@ -11,6 +11,7 @@ import { HttpError, RequestValidationError } from "./errors.js";
 import { parseCookies, sessionCookie } from "./cookies.js";
 import { hostAllowed, hostRefusedMessage } from "./host_check.js";
 import { BODY_LIMIT_ENV, formatBytes, requestTimeoutMs, rolloutBodyLimit, SMALL_BODY_LIMIT } from "./limits.js";
+import { sendJson } from "./reply.js";
 
 export { rolloutBodyLimit, SMALL_BODY_LIMIT } from "./limits.js";
 export type { ListenOptions } from "./app.js";
@@ -119,7 +120,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     }
     // Like NeMo Gym: a 500 whose JSON body is the error as a string.
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return reply.code(500).type("application/json").send(JSON.stringify(message));
+    return sendJson(reply.code(500), message);
   });
 
   app.setNotFoundHandler((request, reply) => {

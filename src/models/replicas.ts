@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { call, CallError, describeError, joinUrl, NO_RETRY, truncate, type RetryPolicy } from "../http/client.js";
 import { redactUrl } from "../config/url_secrets.js";
 import { recordRetry, statusRetryClass, type RetryClass } from "../http/retry_stats.js";
+import { backoffMs, sleep } from "../http/timing.js";
 import type { RolloutRef } from "../protocol/index.js";
 
 export interface ReplicaStats {
@@ -90,27 +91,6 @@ class Replica {
   probing = false;
 
   constructor(readonly url: string) {}
-}
-
-// `call`'s own backoff (full jitter), for retries this module schedules itself.
-function backoffMs(policy: RetryPolicy, retry: number): number {
-  const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** retry);
-  return base / 2 + Math.random() * (base / 2);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 const rolloutKey = (rollout: RolloutRef) => `${rollout.task_index}:${rollout.rollout_index}`;
@@ -235,7 +215,7 @@ export class ReplicaPool {
       const replica = this.choose(rollout, usable, failedHere, opens === true && attempts === 0);
       const triedHere = budget - left.get(replica)!;
       // A retry on the same replica waits; moving to another one does not (it has not been tried).
-      if (triedHere > 0) await sleep(backoffMs(retry, triedHere - 1), signal);
+      if (triedHere > 0) await sleep(backoffMs(retry, triedHere - 1), { signal });
       if (failed) recordRetry(failed.retryClass, Date.now() - failed.startedAt);
       const startedAt = Date.now();
       if (previous && previous !== replica && failedHere.has(previous)) previous.failovers++;

@@ -6,11 +6,12 @@
 // and hop-by-hop headers dropped, and the reply streamed back untouched (status, headers, body — SSE
 // included). A route's `base_url` may be a list: replicas, sticky per rollout (see replicas.ts).
 import type { IncomingHttpHeaders } from "node:http";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { request as httpRequest, type Dispatcher } from "undici";
 import { z } from "zod";
 import { CallError, describeError, dispatcher, joinUrl, type RetryPolicy } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
+import { abortOnHangUp } from "../http/reply.js";
 import { redactUrl, urlCredentials } from "../config/url_secrets.js";
 import { asHttpApp, createServer, rolloutBodyLimit } from "../http/server.js";
 import type { ServerImplementation } from "../http/implementation.js";
@@ -75,14 +76,6 @@ interface Route {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value) && !Buffer.isBuffer(value);
-
-function abortOnHangUp(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.on("close", () => {
-    if (!reply.raw.writableFinished) controller.abort(new Error("the caller closed the connection"));
-  });
-  return controller.signal;
-}
 
 export async function buildRoutingProxy(name: string, config: RoutingProxyConfig) {
   const app = createServer({ name });
@@ -173,7 +166,7 @@ export async function buildRoutingProxy(name: string, config: RoutingProxyConfig
       if (route.target.api_key) headers.authorization = `Bearer ${route.target.api_key}`;
       const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "";
       const rest = `/${(request.params as { "*": string })["*"]}${query}`;
-      const signal = abortOnHangUp(reply);
+      const signal = abortOnHangUp(reply.raw);
 
       let upstream: Dispatcher.ResponseData;
       try {

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { HttpError, parseOr422 } from "../http/errors.js";
+import { abortOnHangUp } from "../http/reply.js";
 import { createServer, rolloutBodyLimit } from "../http/server.js";
 import { ResponsesCreateParams, ROLLOUT_HEADER } from "../protocol/index.js";
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
@@ -30,12 +31,7 @@ const STREAMING_UNSUPPORTED =
 
 function requestContext(request: FastifyRequest, reply: FastifyReply): ModelRequestContext {
   const rollout = parseRolloutHeader(request.headers[ROLLOUT_HEADER]);
-  const controller = new AbortController();
-  // `close` on the response fires on completion too; only a close before the reply finished is a hang-up.
-  reply.raw.on("close", () => {
-    if (!reply.raw.writableFinished) controller.abort(new Error("the caller closed the connection"));
-  });
-  return { rollout, signal: controller.signal };
+  return { rollout, signal: abortOnHangUp(reply.raw) };
 }
 
 export function buildModelServer(options: ModelServerOptions): FastifyInstance {

@@ -13,6 +13,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { call, joinUrl, NO_RETRY } from "../http/client.js";
+import { sleep } from "../http/timing.js";
 import { redactUrl } from "../config/url_secrets.js";
 import { ModelUnreachableError } from "./readiness.js";
 
@@ -155,7 +156,7 @@ export function launchModelServer(options: ModelServerOptions): ModelServer {
             `raise --model-server-ready-timeout if it was still loading.${tail(options.logPath, from)}`,
         );
       }
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
     }
     isReady = true;
   };

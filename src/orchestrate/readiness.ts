@@ -1,15 +1,12 @@
 // Fail fast when the model endpoint is not there: before any rollout starts, every configured
 // engine URL must answer HTTP (any status: a 401 or 404 still proves something is listening).
 import { call, joinUrl, NO_RETRY } from "../http/client.js";
+import { sleep } from "../http/timing.js";
 import { redactUrl } from "../config/url_secrets.js";
+import { UserError } from "../config/user_error.js";
 import type { InstanceSpec } from "./start.js";
 
-export class ModelUnreachableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ModelUnreachableError";
-  }
-}
+export class ModelUnreachableError extends UserError {}
 
 /** Engine base URLs named by model instances (`base_url`, `openai_base_url`, or a list of them). */
 export function engineUrls(instances: InstanceSpec[]): Array<{ instance: string; url: string }> {
@@ -32,7 +29,7 @@ async function answers(url: string, deadline: number): Promise<string | undefine
       return undefined;
     } catch (error) {
       lastError = (error as Error).message;
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250);
     }
   }
   return lastError || "no answer";

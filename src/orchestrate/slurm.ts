@@ -5,6 +5,7 @@
 import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, delimiter, dirname, extname, join } from "node:path";
+import { UserError } from "../config/user_error.js";
 
 /**
  * One word of a job's command line: literal text, or `prefix` followed by the value of an environment
@@ -201,12 +202,8 @@ export function sbatchCommandLine(scripts: SlurmScripts): string {
   );
 }
 
-export class SlurmError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SlurmError";
-  }
-}
+/** sbatch refused a job or answered unexpectedly: its own words, for the user to act on (a bad partition, a time over the limit, …). */
+export class SlurmError extends UserError {}
 
 /** The absolute path of `name` on PATH, if it is there. */
 export function findOnPath(name: string, path = process.env.PATH ?? ""): string | undefined {

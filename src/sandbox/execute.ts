@@ -6,6 +6,7 @@ import { CappedCapture } from "./capture.js";
 import { launch, type Machine, type Slot } from "./launch.js";
 import { checkScratchPath } from "./bwrap.js";
 import { cpuSeconds, cutMarker, resolveLimits, type RunRequest, type RunResult } from "./types.js";
+import { sleep } from "../http/timing.js";
 
 /** How long output may keep arriving after the program exited before we stop listening. */
 const DRAIN_MS = 300;
@@ -66,7 +67,7 @@ export async function executeInSlot(machine: Machine, slot: Slot, request: RunRe
   const clean = await launched.cleanUp();
   await drain([launched.stdout, launched.stderr], DRAIN_MS);
   // The status pipe closes with bwrap, which has exited; the fallback only guards against a stuck pipe.
-  const status = await Promise.race([launched.bwrapStatus, sleep(1000).then(() => ({ started: true, exitCode: null }))]);
+  const status = await Promise.race([launched.bwrapStatus, sleep(1000, { unref: true }).then(() => ({ started: true, exitCode: null }))]);
 
   const after = slot.cgroup?.counters();
   const cpuMs = before?.cpuNs != null && after?.cpuNs != null ? (after.cpuNs - before.cpuNs) / 1e6 : null;
@@ -118,10 +119,6 @@ export async function executeInSlot(machine: Machine, slot: Slot, request: RunRe
     ...(verdict.reason ? { reason: verdict.reason } : {}),
     ...(aborted ? { aborted: true } : {}),
   };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function requestProblem(request: RunRequest): string | null {

@@ -8,6 +8,7 @@ import type { Machine, Slot } from "./launch.js";
 import { probe, type ProbeReport } from "./probe.js";
 import type { RunRequest, RunResult } from "./types.js";
 import { allocateSlots, killUntilEmpty, processesOfUid, releaseSlots, slotUid } from "./uids.js";
+import { sleep } from "../http/timing.js";
 
 export interface SandboxOptions {
   /** One-shot runs at once. Default: os.availableParallelism(). */
@@ -153,7 +154,7 @@ export class Sandbox {
     if (this.closed) return;
     this.closed = true;
     for (const controller of this.active) controller.abort();
-    while (this.active.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (this.active.size > 0) await sleep(10);
     for (const slot of this.slots.values()) if (slot.uid !== null && !slot.cgroup) await killUntilEmpty(() => processesOfUid(slot.uid!));
     this.destroySlots();
     releaseSlots([...this.slotNumbers.run, ...this.slotNumbers.session]);

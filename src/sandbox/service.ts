@@ -10,6 +10,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { HttpError, parseOr422 } from "../http/errors.js";
 import { createServer } from "../http/server.js";
+import { sendJson } from "../http/reply.js";
 import { isLanguage, LANGUAGES, programFor } from "./languages.js";
 import type { Sandbox } from "./runner.js";
 import { SessionManager, SessionsExhaustedError } from "./sessions.js";
@@ -113,7 +114,7 @@ export async function buildSandboxService(options: ServiceOptions): Promise<{ ap
       });
       if (result.status === "sandbox_error") throw new Error(`sandbox error: ${result.reason}`);
     }
-    return reply.type("application/json").send(JSON.stringify(executeReply(result, body.max_output_characters)));
+    return sendJson(reply, executeReply(result, body.max_output_characters));
   });
 
   app.get("/sessions", async () => ({ sessions: sessions.list() }));

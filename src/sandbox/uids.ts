@@ -3,6 +3,7 @@
 // clean-up can find and kill stragglers by uid. The uid is derived from our pid, so two sandboxes in
 // two live processes on one machine (parallel test workers, a server and a CLI run) never share one.
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { sleep } from "../http/timing.js";
 
 /** Far above ordinary and container sub-uid ranges; override with GYM_SANDBOX_UID_BASE. */
 const DEFAULT_UID_BASE = 2 ** 30;
@@ -72,7 +73,7 @@ export async function killUntilEmpty(listMembers: () => number[], timeoutMs = 30
       }
     }
     if (Date.now() > deadline) return members().length === 0;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
   }
 }
 

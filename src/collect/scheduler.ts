@@ -29,7 +29,7 @@ export interface FailureLimit {
 /** One finished item: `line` is exactly what the output (success) or failures log (failure) gets. */
 export type Outcome = { ok: true; item: WorkItem; line: string; reward: number } | { ok: false; item: WorkItem; line: string; failure: Failure };
 
-export interface EngineOptions {
+export interface SchedulerOptions {
   items: AsyncIterable<WorkItem>;
   execute: Execute;
   /** Success lines are appended here; omit to receive them only through `onOutcome`. */
@@ -75,7 +75,7 @@ export interface Stall {
 /** How many of the oldest in-flight items a stall report names. */
 const STALL_SHOWN = 3;
 
-export interface EngineResult {
+export interface SchedulerResult {
   succeeded: number;
   failed: number;
   /** The run stopped admitting work because failures passed `maxFailures`. */
@@ -142,7 +142,7 @@ function limitReached(failed: number, total: number, limit: FailureLimit | undef
   return false;
 }
 
-export async function runEngine(options: EngineOptions): Promise<EngineResult> {
+export async function runScheduler(options: SchedulerOptions): Promise<SchedulerResult> {
   const started = Date.now();
   const outFd = options.outputPath === undefined ? undefined : openSync(options.outputPath, "a");
   let failuresFd: number | undefined;

@@ -1,0 +1,289 @@
+// The options of a run, one definition for `gym eval run` and `gym eval submit` (the same run as Slurm
+// array tasks): declared once on a commander command, and read once into a checked, typed RunOptions,
+// each flag falling back to its config key (NeMo Gym's names). main.ts declares them at start-up, so
+// this module imports no collection code up front: the parsing loads it when a run actually starts,
+// and `gym --help` stays fast.
+import { resolve as resolvePath } from "node:path";
+import { Option, type Command } from "commander";
+import type { PromptConfig } from "../collect/prompt_config.js";
+import type { RepeatsSpec, Shard } from "../collect/plan.js";
+import type { FailureLimit } from "../collect/scheduler.js";
+import type { Split } from "../collect/split_input.js";
+import { UsageError } from "./exit.js";
+
+/** The run options as commander hands them over: strings as typed, booleans for switches. */
+export interface RunFlags {
+  input?: string;
+  output?: string;
+  agent?: string;
+  concurrency?: string;
+  numRepeats?: string;
+  numRepeatsAddSeed?: boolean;
+  limit?: string;
+  temperature?: string;
+  topP?: string;
+  maxOutputTokens?: string;
+  maxFailures?: string;
+  maxAttempts?: string;
+  rolloutTimeout?: string;
+  heartbeat?: string;
+  resume?: boolean;
+  overwrite?: boolean;
+  shard?: string;
+  promptConfig?: string;
+  split?: string;
+  disableAggregation?: boolean;
+  modelReadyTimeout: string;
+  modelServerCmd?: string;
+  modelServerPort?: string;
+  modelServerReadyTimeout: string;
+  serve: boolean;
+  processPerServer?: boolean;
+  headUrl: string;
+  quiet: boolean;
+}
+
+/** Flags each array task of `eval submit` sets itself (`--shard i/N`, `--resume`), so submit does not take them. */
+const PER_SHARD_FLAGS = new Set(["--shard", "--resume"]);
+
+/** Declares the run options on `command`; `perShard: false` leaves out the ones each array task sets. */
+export function addRunOptions(command: Command, { perShard }: { perShard: boolean }): Command {
+  const options = [
+    new Option("-i, --input <path>", "input JSONL (config key: input_jsonl_fpath)"),
+    new Option("-o, --output <path>", "output JSONL (config key: output_jsonl_fpath)"),
+    new Option("-a, --agent <name>", "agent for rows without agent_ref"),
+    new Option("--concurrency <n>", "rollouts in flight at once (config key: num_samples_in_parallel)"),
+    new Option("--num-repeats <n>", "rollouts per input row: an integer or a per-agent map, e.g. '{\"math_simple_agent\": 32, \"_default\": 1}'"),
+    new Option("--num-repeats-add-seed", "use the rollout index as the sampling seed of each repeat"),
+    new Option("--limit <n>", "only the first N input rows"),
+    new Option("--temperature <t>", "sampling temperature for every row"),
+    new Option("--top-p <p>", "nucleus sampling for every row"),
+    new Option("--max-output-tokens <n>", "max output tokens for every row"),
+    new Option("--max-failures <n>", "failed rollouts tolerated (N or P%); past it the run stops early and exits 4 (default: run all, exit 4 on any failure)"),
+    new Option("--max-attempts <n>", "attempts per rollout across --resume runs before its failure is final (default 3)"),
+    new Option(
+      "--rollout-timeout <s>",
+      "deadline of one whole rollout in seconds, past it the rollout fails as `timeout` (config key: rollout_timeout; default 3600: far above a healthy rollout, each model call has its own 600 s, yet a stuck one cannot hold its slot for ever; 0 or none: no deadline)",
+    ),
+    new Option(
+      "--heartbeat <s>",
+      "when no rollout has finished for this many seconds, print what is in flight: how many, and the oldest (task, rollout, agent, age) (config key: heartbeat; default 60; 0: never)",
+    ),
+    new Option("--resume", "continue a run: keep its results, repair a torn last line, run only what is missing (config key: resume_from_cache)"),
+    new Option("--overwrite", "replace the results of an earlier run with this output (without it, gym refuses to)"),
+    new Option("--shard <i/n>", "run only the tasks of shard I of N (task index mod N); merge with `gym eval aggregate`"),
+    new Option(
+      "--prompt-config <path>",
+      "a prompt YAML (`user`, optional `system` templates with {field} placeholders) that builds each row's responses_create_params.input from its fields (config key: prompt_config)",
+    ),
+    new Option(
+      "--split <split>",
+      "input = the agents' `datasets:` of this type (train, validation or benchmark), collated into <output stem>/preprocessed_datasets/<split>.jsonl; instead of --input (config key: split)",
+    ),
+    new Option(
+      "--disable-aggregation",
+      "do not call the environments' /aggregate_metrics (for shards merged later by `gym eval aggregate`); the collector's own statistics are still written (config key: disable_aggregation)",
+    ),
+    new Option("--model-ready-timeout <s>", "how long the model endpoint may take to answer at start-up").default("30"),
+    new Option(
+      "--model-server-cmd <command>",
+      "start this inference server (bash -c; {port} is replaced) for the run's lifetime, e.g. 'vllm serve Qwen/Qwen3-8B --port {port}'; policy_base_url becomes http://127.0.0.1:<port>/v1 unless --model-url is given; log: <output stem>_model_server.log",
+    ),
+    new Option("--model-server-port <port>", "port for --model-server-cmd (default: a free one)"),
+    new Option("--model-server-ready-timeout <s>", "how long --model-server-cmd may take until GET /v1/models answers 200").default("900"),
+    new Option("--no-serve", "do not start servers; collect against the ones a running head knows"),
+    new Option("--process-per-server", "run each started instance in its own process"),
+    new Option("--head-url <url>", "head server to use with --no-serve").default("http://127.0.0.1:11000"),
+    new Option("--quiet", "no progress line").default(false),
+  ];
+  for (const option of options) if (perShard || !PER_SHARD_FLAGS.has(option.long!)) command.addOption(option);
+  return command;
+}
+
+export function positiveInt(name: string, value: unknown): number | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  const n = typeof value === "number" ? value : Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a whole number ≥ 1, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+function nonNegativeNumber(name: string, value: unknown): number | undefined {
+  if (value === undefined || value === null || value === "") return undefined;
+  const n = typeof value === "number" ? value : Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} must be a number ≥ 0, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** `--rollout-timeout S` in ms: `fallbackS` unless given; `0` or `none` (only when asked) turns it off. */
+function rolloutTimeoutMs(value: unknown, fallbackS: number): number | undefined {
+  if (value === undefined || value === null || value === "") return fallbackS * 1000;
+  if (typeof value === "string" && value.trim().toLowerCase() === "none") return undefined;
+  const seconds = typeof value === "number" ? value : Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(`--rollout-timeout must be a number of seconds ≥ 0 (0 or none: no deadline), got ${JSON.stringify(value)}`);
+  return seconds > 0 ? seconds * 1000 : undefined;
+}
+
+/** After this long with no rollout finished, say what is in flight (`--heartbeat`). */
+export const DEFAULT_HEARTBEAT_S = 60;
+
+/** `--max-failures N` or `N%`. */
+export function parseFailureLimit(value: unknown): FailureLimit {
+  if (value === undefined || value === null || value === "") return { count: 0 };
+  const text = String(value).trim();
+  const percent = /^(\d+(?:\.\d+)?)%$/.exec(text);
+  if (percent) return { percent: Number(percent[1]) };
+  const count = Number(text);
+  if (!Number.isInteger(count) || count < 0) throw new UsageError(`--max-failures must be a count (e.g. 10) or a percentage (e.g. 2%), got ${text}`);
+  return { count };
+}
+
+/** A yes/no setting from a flag or a config key (`++resume_from_cache=true`, or `true` in a YAML file). */
+function booleanSetting(name: string, value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "boolean") return value;
+  if (value === "true" || value === "false") return value === "true";
+  throw new UsageError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+/**
+ * `--resume` / `--overwrite`, or NeMo Gym's `resume_from_cache` key (its `gym eval run --resume` sets
+ * it) and `overwrite`. Asking for both is a contradiction, not a choice to make silently.
+ */
+export function resumeAndOverwrite(options: { resume?: boolean; overwrite?: boolean }, settings: Record<string, unknown>): { resume: boolean; overwrite: boolean } {
+  const resume = options.resume ?? booleanSetting("resume_from_cache", settings.resume_from_cache) ?? false;
+  const overwrite = options.overwrite ?? booleanSetting("overwrite", settings.overwrite) ?? false;
+  if (resume && overwrite) throw new UsageError("--resume (resume_from_cache) and --overwrite contradict each other: resume keeps the earlier results, overwrite replaces them; pass one");
+  return { resume, overwrite };
+}
+
+/** The input and output files, from the flags or else the config (as NeMo Gym's keys name them). */
+function inputAndOutput(options: { input?: string; output?: string }, settings: Record<string, unknown>): { input: string; output: string } {
+  const input = options.input ?? (settings.input_jsonl_fpath as string | undefined);
+  const output = options.output ?? (settings.output_jsonl_fpath as string | undefined);
+  if (!input) throw new UsageError("no input file: pass --input FILE (or set input_jsonl_fpath in the config)");
+  if (!output) throw new UsageError("no output file: pass --output FILE (or set output_jsonl_fpath in the config)");
+  return { input, output };
+}
+
+/** With `split`, the input is the collated datasets file beside the output; naming an input too is a conflict. */
+function splitInputAndOutput(
+  split: Split,
+  collatedPath: (output: string, split: Split) => string,
+  options: { input?: string; output?: string },
+  settings: Record<string, unknown>,
+): { input: string; output: string } {
+  const output = options.output ?? (settings.output_jsonl_fpath as string | undefined);
+  if (!output) throw new UsageError("no output file: pass --output FILE (or set output_jsonl_fpath in the config)");
+  const given = options.input !== undefined ? "--input" : settings.input_jsonl_fpath !== undefined ? "input_jsonl_fpath" : undefined;
+  if (given) throw new UsageError(`--split ${split} and ${given} both name the input; give one (--split reads the agents' ${split} datasets)`);
+  return { input: collatedPath(output, split), output };
+}
+
+/** A boolean flag or config key (`+disable_aggregation=true`); anything but a boolean is a usage error. */
+function flagOrSetting(name: string, value: unknown): boolean {
+  return booleanSetting(name, value) ?? false;
+}
+
+/** The self-hosted inference server (`--model-server-*`), read before the config: its port decides the policy's URL. */
+export interface ModelServerFlags {
+  command?: string;
+  /** Given with --model-server-port; otherwise the run picks a free one. */
+  port?: number;
+  readyTimeoutS: number;
+}
+
+export function parseModelServerFlags(flags: Pick<RunFlags, "modelServerCmd" | "modelServerPort" | "modelServerReadyTimeout" | "serve">): ModelServerFlags {
+  if (flags.modelServerCmd !== undefined && !flags.serve) {
+    throw new UsageError("--model-server-cmd cannot be used with --no-serve: the running head's model already has its engine");
+  }
+  const port = positiveInt("--model-server-port", flags.modelServerPort);
+  if (port !== undefined && port > 65535) throw new UsageError(`--model-server-port must be a port number ≤ 65535, got ${port}`);
+  const readyTimeoutS = nonNegativeNumber("--model-server-ready-timeout", flags.modelServerReadyTimeout) ?? 900;
+  return { command: flags.modelServerCmd, port, readyTimeoutS };
+}
+
+/** A run's options, checked, with the config's keys applied where a flag was not given. */
+export interface RunOptions {
+  split?: Split;
+  input: string;
+  output: string;
+  prompt?: PromptConfig;
+  disableAggregation: boolean;
+  concurrency: number;
+  repeats: RepeatsSpec;
+  limit?: number;
+  /** Failures the exit code tolerates (0 unless given). */
+  maxFailures: FailureLimit;
+  /** Whether a limit was given at all: only then does the run stop early when it is passed. */
+  maxFailuresGiven: boolean;
+  maxAttempts: number;
+  /** Deadline of one whole rollout; undefined: none. */
+  rolloutTimeoutMs?: number;
+  heartbeatS: number;
+  modelReadyTimeoutS: number;
+  addSeed: boolean;
+  /** Sampling parameters set on every row: the config's responses_create_params, then the flags. */
+  paramOverrides: Record<string, unknown>;
+}
+
+/**
+ * Reads and checks every option `eval run` and `eval submit` share, flag first, then config key, in
+ * the order a user would fix them: where the rows come from, then how they are run.
+ */
+export async function parseRunOptions(flags: Partial<RunFlags>, settings: Record<string, unknown>): Promise<RunOptions> {
+  const [{ parseRepeatsSpec }, { parseSplit, splitInputPath }, { loadPromptConfig }, { DEFAULT_ROLLOUT_TIMEOUT_S }] = await Promise.all([
+    import("../collect/plan.js"),
+    import("../collect/split_input.js"),
+    import("../collect/prompt_config.js"),
+    import("../collect/collect.js"),
+  ]);
+  const split = parseSplit(flags.split ?? settings.split);
+  const { input, output } = split ? splitInputAndOutput(split, splitInputPath, flags, settings) : inputAndOutput(flags, settings);
+  const promptPath = flags.promptConfig ?? settings.prompt_config;
+  const prompt = promptPath === undefined || promptPath === null ? undefined : loadPromptConfig(resolvePath(String(promptPath)));
+  const disableAggregation = flagOrSetting("--disable-aggregation", flags.disableAggregation ?? settings.disable_aggregation);
+  const concurrency = positiveInt("--concurrency", flags.concurrency ?? settings.num_samples_in_parallel ?? settings.concurrency) ?? 16;
+  const repeats = parseRepeatsSpec(flags.numRepeats ?? settings.num_repeats);
+  const limit = positiveInt("--limit", flags.limit ?? settings.limit);
+  const failuresGiven = flags.maxFailures ?? settings.max_failures;
+  const maxFailures = parseFailureLimit(failuresGiven);
+  const maxAttempts = positiveInt("--max-attempts", flags.maxAttempts ?? settings.max_attempts) ?? 3;
+  const rolloutTimeout = rolloutTimeoutMs(flags.rolloutTimeout ?? settings.rollout_timeout, DEFAULT_ROLLOUT_TIMEOUT_S);
+  const heartbeatS = nonNegativeNumber("--heartbeat", flags.heartbeat ?? settings.heartbeat) ?? DEFAULT_HEARTBEAT_S;
+  const modelReadyTimeoutS = nonNegativeNumber("--model-ready-timeout", flags.modelReadyTimeout) ?? 30;
+  const addSeed = Boolean(flags.numRepeatsAddSeed ?? settings.num_repeats_add_seed);
+
+  const paramOverrides: Record<string, unknown> = { ...((settings.responses_create_params as Record<string, unknown> | undefined) ?? {}) };
+  const temperature = nonNegativeNumber("--temperature", flags.temperature);
+  if (temperature !== undefined) paramOverrides.temperature = temperature;
+  const topP = nonNegativeNumber("--top-p", flags.topP);
+  if (topP !== undefined) paramOverrides.top_p = topP;
+  const maxOutputTokens = positiveInt("--max-output-tokens", flags.maxOutputTokens);
+  if (maxOutputTokens !== undefined) paramOverrides.max_output_tokens = maxOutputTokens;
+
+  return {
+    split,
+    input,
+    output,
+    prompt,
+    disableAggregation,
+    concurrency,
+    repeats,
+    limit,
+    maxFailures,
+    maxFailuresGiven: failuresGiven !== undefined,
+    maxAttempts,
+    rolloutTimeoutMs: rolloutTimeout,
+    heartbeatS,
+    modelReadyTimeoutS,
+    addSeed,
+    paramOverrides,
+  };
+}
+
+/** The options only `eval run` itself reads: `eval submit` sets them per array task (shard, resume) or checks its own merged output (overwrite). */
+export async function parseShardAndResume(flags: Pick<RunFlags, "shard" | "resume" | "overwrite">, settings: Record<string, unknown>): Promise<{ shard?: Shard; resume: boolean; overwrite: boolean }> {
+  const { parseShard } = await import("../collect/plan.js");
+  const shard = parseShard(flags.shard ?? (settings.shard as string | undefined));
+  return { shard, ...resumeAndOverwrite(flags, settings) };
+}
