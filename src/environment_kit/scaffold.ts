@@ -206,8 +206,7 @@ function test(id: string): string {
   return `// The ${id} environment on a real server on 127.0.0.1, as agents see it. Run: node --test test.mjs
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { readFileSync } from "node:fs";
-import { assistantMessage, replayRollout, responseWith, startInstance } from "gymkit/testing";
+import { assistantMessage, replayExampleRollouts, responseWith, startInstance } from "gymkit/testing";
 import environment from "./index.mjs";
 
 let env;
@@ -226,8 +225,9 @@ test("verify rewards the right city and only it, as every stored rollout records
   const wrong = await env.request("/verify", { ...row, response: responseWith([assistantMessage("Cusco")]) });
   assert.equal(wrong.body.reward, 0);
   // data/example_rollouts.jsonl: each, played back (its tool calls, then verify), scores what it recorded.
-  const rollouts = readFileSync(new URL("./data/example_rollouts.jsonl", import.meta.url), "utf8").trim().split("\\n").map((line) => JSON.parse(line));
-  for (const rollout of rollouts) assert.equal((await replayRollout(env, rollout)).body.reward, rollout.reward);
+  const replayed = await replayExampleRollouts(env, new URL("./data/", import.meta.url));
+  assert.ok(replayed.length > 0);
+  for (const { line, reward, recorded } of replayed) assert.equal(reward, recorded, \`example_rollouts.jsonl line \${line}\`);
 });
 
 test("a row without expected_answer is rejected with 422", async () => {

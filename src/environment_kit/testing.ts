@@ -1,6 +1,7 @@
 // A small kit for testing an environment (or an agent) the way it runs: a real server on 127.0.0.1,
 // talked to over HTTP with a cookie jar per simulated rollout. Environment authors use it in the
 // test that ships beside their definition.
+import { readFileSync } from "node:fs";
 import type { HttpApp } from "../http/app.js";
 import { call, NO_RETRY } from "../http/client.js";
 import { CookieJar } from "../http/cookies.js";
@@ -95,4 +96,51 @@ export async function replayRollout(instance: RunningInstance, rollout: Record<s
   }
   const verified = await instance.request("/verify", { ...row, response }, cookies);
   return { status: verified.status, body: verified.body };
+}
+
+/** One stored rollout played back: what it recorded and what the environment scores now. */
+export interface ReplayedLine {
+  /** 1-based line of `example_rollouts.jsonl`. */
+  line: number;
+  recorded: unknown;
+  status: number;
+  reward: unknown;
+}
+
+/**
+ * Plays back every line of `<dataFolder>/example_rollouts.jsonl` (see replayRollout). Each rollout is
+ * joined to its task's row in `<dataFolder>/example.jsonl`, by `_ng_task_index` or, for a recording
+ * that has none (NeMo Gym's do not always echo every row field), by the user's prompt; a rollout with
+ * no row throws, naming its line. `dataFolder` is a URL, e.g. `new URL("./data/", import.meta.url)`.
+ */
+export async function replayExampleRollouts(instance: RunningInstance, dataFolder: URL): Promise<ReplayedLine[]> {
+  const rows = readJsonlFile(new URL("example.jsonl", dataFolder));
+  const rollouts = readJsonlFile(new URL("example_rollouts.jsonl", dataFolder));
+  const results: ReplayedLine[] = [];
+  for (const [index, rollout] of rollouts.entries()) {
+    const taskIndex = rollout._ng_task_index;
+    const row = (typeof taskIndex === "number" ? rows[taskIndex] : undefined) ?? rows.find((candidate) => userPrompt(candidate) === userPrompt(rollout));
+    if (!row) throw new Error(`example_rollouts.jsonl line ${index + 1}: no row of example.jsonl has its task`);
+    const verified = await replayRollout(instance, { ...row, ...rollout });
+    results.push({ line: index + 1, recorded: rollout.reward, status: verified.status, reward: verified.body?.reward });
+  }
+  return results;
+}
+
+function readJsonlFile(url: URL): Array<Record<string, any>> {
+  const lines = readFileSync(url, "utf8").split("\n");
+  return lines.flatMap((text, index) => {
+    if (text.trim() === "") return [];
+    try {
+      return [JSON.parse(text) as Record<string, any>];
+    } catch (error) {
+      throw new Error(`${url.pathname} line ${index + 1}: not JSON (${(error as Error).message})`, { cause: error });
+    }
+  });
+}
+
+/** The user's messages of a row or rollout: what names its task when nothing else does. */
+function userPrompt(line: Record<string, any>): string {
+  const input = line.responses_create_params?.input;
+  return JSON.stringify(Array.isArray(input) ? input.filter((m: any) => m?.role === "user").map((m: any) => m.content) : input);
 }

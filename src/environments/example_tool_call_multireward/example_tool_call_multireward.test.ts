@@ -3,7 +3,7 @@
 // environment's cases from NeMo Gym's examples spec (nemo-gym-examples/README.md §1–4).
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assistantMessage, functionCall, replayRollout, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
+import { assistantMessage, functionCall, replayExampleRollouts, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import environment from "./index.js";
 
 const jsonl = (path: string): Array<Record<string, any>> =>
@@ -11,14 +11,6 @@ const jsonl = (path: string): Array<Record<string, any>> =>
     .trim()
     .split("\n")
     .map((line) => JSON.parse(line));
-const rows = jsonl("./data/example.jsonl");
-const rollouts = jsonl("./data/example_rollouts.jsonl");
-
-/** The text of the user's message: how a recording without `_ng_task_index` names its task's row. */
-const promptOf = (line: Record<string, any>): string =>
-  JSON.stringify(line.responses_create_params.input.filter((m: any) => m.role === "user").map((m: any) => m.content));
-/** The task's row: NeMo Gym's recordings do not always echo every row field. */
-const rowOf = (rollout: Record<string, any>) => rows[rollout._ng_task_index] ?? rows.find((row) => promptOf(row) === promptOf(rollout));
 
 let env: RunningInstance;
 beforeAll(async () => {
@@ -28,13 +20,11 @@ afterAll(() => env?.close());
 
 describe("example_tool_call_multireward: data/example_rollouts.jsonl", () => {
   it("every line, replayed, scores the reward it records", async () => {
-    expect(rollouts.length).toBeGreaterThan(0);
-    for (const [index, rollout] of rollouts.entries()) {
-      const row = rowOf(rollout);
-      expect(row, `line ${index + 1}: its task's row`).toBeDefined();
-      const result = await replayRollout(env, { ...row, ...rollout });
-      expect(result.status, `line ${index + 1}`).toBe(200);
-      expect(result.body.reward, `line ${index + 1}`).toBe(rollout.reward);
+    const replayed = await replayExampleRollouts(env, new URL("./data/", import.meta.url));
+    expect(replayed.length).toBeGreaterThan(0);
+    for (const { line, status, reward, recorded } of replayed) {
+      expect(status, `line ${line}`).toBe(200);
+      expect(reward, `line ${line}`).toBe(recorded);
     }
   });
 });

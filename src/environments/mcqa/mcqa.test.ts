@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import mcqa from "./index.js";
-import { assistantMessage, responseWith, replayRollout, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
+import { assistantMessage, responseWith, replayExampleRollouts, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 
 type Options = Array<Record<string, string | null>>;
 const ABCD: Options = [{ A: "optA" }, { B: "optB" }, { C: "optC" }, { D: "optD" }];
@@ -379,20 +379,11 @@ describe("aggregate metrics", () => {
 
 describe("data/example_rollouts.jsonl (NeMo Gym's, 07d6b0d)", () => {
   it("every line, replayed, scores the reward it records", async () => {
-    const rollouts: Array<Record<string, any>> = readFileSync(new URL("./data/example_rollouts.jsonl", import.meta.url), "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line));
-    // NeMo Gym's recording echoes only some row fields; the row with the same prompt supplies the rest.
-    const promptOf = (line: Record<string, any>) =>
-      JSON.stringify(line.responses_create_params.input.filter((m: any) => m.role === "user").map((m: any) => m.content));
-    expect(rollouts.length).toBeGreaterThan(0);
-    for (const [index, rollout] of rollouts.entries()) {
-      const row = exampleRows.find((candidate) => promptOf(candidate) === promptOf(rollout));
-      expect(row, `line ${index + 1}: its task's row`).toBeDefined();
-      const result = await replayRollout(env, { ...row, ...rollout });
-      expect(result.status, `line ${index + 1}`).toBe(200);
-      expect(result.body.reward, `line ${index + 1}`).toBe(RESCORED_SINCE_RECORDING[index + 1] ?? rollout.reward);
+    const replayed = await replayExampleRollouts(env, new URL("./data/", import.meta.url));
+    expect(replayed.length).toBeGreaterThan(0);
+    for (const { line, status, reward, recorded } of replayed) {
+      expect(status, `line ${line}`).toBe(200);
+      expect(reward, `line ${line}`).toBe(RESCORED_SINCE_RECORDING[line] ?? recorded);
     }
   });
 });
