@@ -181,7 +181,7 @@ describe("the generated scripts, run by bash", () => {
     expect(pairs).toEqual([0, 1, 2, 3, 4].flatMap((t) => [`${t}/0`, `${t}/1`]));
     const metrics = JSON.parse(readFileSync(join(dir, "merged_aggregate_metrics.json"), "utf8"));
     expect(metrics[0].agent_ref.name).toBe("example_single_tool_call_simple_agent");
-  });
+  }, 300_000); // N array tasks and a merge, each a full CLI run, on a busy machine
 });
 
 describe("secrets in a submission", () => {
