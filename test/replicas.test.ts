@@ -11,7 +11,7 @@ import { listen } from "../src/http/server.js";
 import vllmModel from "../src/models/vllm_model.js";
 import type { ReplicaStats } from "../src/models/replicas.js";
 import { ROLLOUT_HEADER } from "../src/protocol/index.js";
-import { buildInstance, startServers, type RunningServers } from "../src/orchestrate/start.js";
+import { buildInstance, startServers } from "../src/orchestrate/start.js";
 import { serverStatus } from "../src/orchestrate/status.js";
 import type { FakeEngine } from "./doubles/fake_engine.js";
 import { engineOf, onTeardown } from "./helpers/scope.js";
@@ -35,20 +35,16 @@ async function replicasOf(modelUrl: string): Promise<Array<ReplicaStats & { pool
 }
 
 describe("three engine replicas, one killed mid-run", () => {
-  let engines: FakeEngine[];
-  let servers: RunningServers;
-  let killedPort: number;
-
-  it("completes every rollout; live rollouts stay on their replica; the dead one is taken out", async () => {
-    engines = await Promise.all([0, 1, 2].map(() => engineOf({ delayMs: 300 })));
+  it("completes every rollout; live rollouts stay on their replica; the dead one is taken out, and brought back when it answers again, gets new rollouts", async () => {
+    const engines = await Promise.all([0, 1, 2].map(() => engineOf({ delayMs: 300 })));
     const resolved = await resolveCliConfig(
       [`++policy_model.responses_api_models.vllm_model.base_url=[${engines.map((e) => e.baseUrl).join(",")}]`, "++policy_model.responses_api_models.vllm_model.retry_backoff_s=0.05"],
       { config: [], resourcesServer: "example_single_tool_call", modelType: "vllm_model", modelUrl: "unused", model: "m" },
     );
-    servers = await startServers(resolved.instances, { headPort: 0 });
+    const servers = await startServers(resolved.instances, { headPort: 0 });
     onTeardown(() => servers.stop());
     const [first, victim, last] = engines as [FakeEngine, FakeEngine, FakeEngine];
-    killedPort = Number(new URL(victim.url).port);
+    const killedPort = Number(new URL(victim.url).port);
 
     const running = runRollouts(servers.headUrl, { rows: weatherRows(30), concurrency: 6 });
     // Kill it while it is answering (each answer takes 300 ms), so calls in flight are cut too.
@@ -91,23 +87,25 @@ describe("three engine replicas, one killed mid-run", () => {
     const model = status.find((s) => s.name === "policy_model")!;
     expect(model.replicas?.map((r) => [r.pool, r.healthy])).toEqual([["vllm_model", true], ["vllm_model", false], ["vllm_model", true]]);
     expect(status.find((s) => s.name === "example_single_tool_call")?.replicas).toBeUndefined();
-  });
 
-  it("brings the replica back when it answers again, and gives it new rollouts", async () => {
-    const revived = await engineOf({ port: killedPort, delayMs: 50 });
-    const modelUrl = servers.urlOf("policy_model");
-    let stats = await replicasOf(modelUrl);
-    for (let i = 0; i < 200 && !stats[1]!.healthy; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      stats = await replicasOf(modelUrl);
+    // Then it is brought back (one test with the above: it needs the replica that was taken out,
+    // and tests must not depend on running in order).
+    {
+      const revived = await engineOf({ port: killedPort, delayMs: 50 });
+      const modelUrl = servers.urlOf("policy_model");
+      let stats = await replicasOf(modelUrl);
+      for (let i = 0; i < 200 && !stats[1]!.healthy; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        stats = await replicasOf(modelUrl);
+      }
+      expect(stats[1]).toMatchObject({ healthy: true, rejoined: 1, down_since: null });
+
+      // The same task indices as before: opening calls are placed by load, so the rejoined replica
+      // (the least busy) gets its share instead of the old pairs staying pinned elsewhere.
+      const { summary } = await runRollouts(servers.headUrl, { rows: weatherRows(12), concurrency: 6 });
+      expect(summary).toMatchObject({ succeeded: 12, missing: [] });
+      expect(revived.requests.length).toBeGreaterThan(0);
     }
-    expect(stats[1]).toMatchObject({ healthy: true, rejoined: 1, down_since: null });
-
-    // The same task indices as before: opening calls are placed by load, so the rejoined replica
-    // (the least busy) gets its share instead of the old pairs staying pinned elsewhere.
-    const { summary } = await runRollouts(servers.headUrl, { rows: weatherRows(12), concurrency: 6 });
-    expect(summary).toMatchObject({ succeeded: 12, missing: [] });
-    expect(revived.requests.length).toBeGreaterThan(0);
   });
 });
 

@@ -3,7 +3,7 @@
 // ambiguity is a 409 naming the routes; routes move and go over HTTP without a restart.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resolveCliConfig } from "../src/cli/config_args.js";
 import { runRollouts } from "../src/client/rollouts.js";
 import { call, NO_RETRY } from "../src/http/client.js";
@@ -46,18 +46,36 @@ describe("routing_proxy as the policy model of a real agent", () => {
     proxy = servers.urlOf("policy_model");
   });
 
+  /** The two routes, rollout-a to engine a and rollout-b to engine b, each with its own key. */
+  const twoRoutes = () =>
+    [
+      ["rollout-a", a, "real-a", "key-a"],
+      ["rollout-b", b, "real-b", "key-b"],
+    ] as const;
+  const register = (name: string, engine: FakeEngine, model: string, key: string) => json(`${proxy}/routes`, { body: { name, base_url: engine.baseUrl, model, api_key: key } });
+  const removeRoutes = async () => {
+    for (const [name] of twoRoutes()) await json(`${proxy}/routes/${name}`, { method: "DELETE" });
+  };
+  // Every test starts from the same two routes, whichever ran before it (some move and remove them).
+  beforeEach(async () => {
+    await removeRoutes();
+    for (const [name, engine, model, key] of twoRoutes()) expect((await register(name, engine, model, key)).status).toBe(200);
+  });
+
   it("routes two concurrent rollouts to two engines, each with its own model name and key", async () => {
-    for (const [name, engine, key] of [["rollout-a", a, "key-a"], ["rollout-b", b, "key-b"]] as const) {
-      const registered = await json(`${proxy}/routes`, { body: { name, base_url: engine.baseUrl, model: engine === a ? "real-a" : "real-b", api_key: key } });
-      expect(registered).toEqual({ status: 200, body: { name, base_url: engine.baseUrl, model: engine === a ? "real-a" : "real-b", has_api_key: true, replaced: false } });
+    await removeRoutes();
+    for (const [name, engine, model, key] of twoRoutes()) {
+      const registered = await register(name, engine, model, key);
+      expect(registered).toEqual({ status: 200, body: { name, base_url: engine.baseUrl, model, has_api_key: true, replaced: false } });
     }
+    const seen = new Map([a, b].map((engine) => [engine, modelCalls(engine).length]));
     const { rows, summary } = await runRollouts(servers.headUrl, { rows: [weatherRow("first", "rollout-a"), weatherRow("second", "rollout-b")], concurrency: 2 });
     expect(summary).toMatchObject({ requested: 2, succeeded: 2, missing: [] });
     expect(rows.map((r) => r.reward)).toEqual([1, 1]);
 
     // Each engine saw only its own rollout (two model calls), under its real model name and key.
     for (const [engine, question, model, key] of [[a, "first", "real-a", "key-a"], [b, "second", "real-b", "key-b"]] as const) {
-      const calls = modelCalls(engine);
+      const calls = modelCalls(engine).slice(seen.get(engine));
       expect(calls).toHaveLength(2);
       for (const c of calls) {
         expect(c.body.model).toBe(model);

@@ -129,12 +129,12 @@ describe.skipIf(!SLURMCTLD && !required)("gym eval submit on a real single-node 
     env = { ...process.env, SLURM_CONF: conf };
 
     daemon(which("munged") ?? "munged", ["--foreground", "--force", `--socket=${socket}`, `--key-file=${key}`, `--log-file=${join(root, "log", "munged.log")}`, `--pid-file=${join(root, "run", "munged.pid")}`, `--seed-file=${join(root, "munge", "seed")}`], "munged.out");
-    await until("munged's socket", 10_000, async () => (existsSync(socket) ? true : undefined), logs);
+    await until("munged's socket", 30_000, async () => (existsSync(socket) ? true : undefined), logs);
     daemon(SLURMCTLD, ["-D", "-i", "-f", conf], "slurmctld.out");
     daemon(which("slurmd") ?? "slurmd", ["-D", "-f", conf], "slurmd.out");
     await until("the node to be idle in sinfo", 60_000, async () => ((await run("sinfo", ["-h", "-o", "%T"], env)).stdout.trim() === "idle" ? true : undefined), logs);
     process.stderr.write(`slurm_cluster: Slurm started in ${Date.now() - startedAt} ms\n`);
-  }, 90_000);
+  }, 120_000);
 
   afterAll(async () => {
     if (env) await run("scancel", ["--user", userInfo().username], env);

@@ -181,7 +181,7 @@ describe("the generated scripts, run by bash", () => {
     expect(pairs).toEqual([0, 1, 2, 3, 4].flatMap((t) => [`${t}/0`, `${t}/1`]));
     const metrics = JSON.parse(readFileSync(join(dir, "merged_aggregate_metrics.json"), "utf8"));
     expect(metrics[0].agent_ref.name).toBe("example_single_tool_call_simple_agent");
-  });
+  }, 300_000); // N array tasks and a merge, each a full CLI run, on a busy machine
 });
 
 describe("secrets in a submission", () => {
@@ -234,14 +234,17 @@ describe("secrets in a submission", () => {
   }, 120_000);
 
   it("refuses an --export that would keep them out of the job (exit 2)", async () => {
-    const input = join(root, "secret", "in.jsonl");
-    const result = await runGym(["eval", "submit", "--shards", "1", "--dry-run", ...model(), "--model-api-key", API_KEY, "-i", input, "-o", join(root, "secret", "none.jsonl"), "--sbatch-arg=--export=NONE"]);
+    // Its own folder and input: it must not rely on the test above having run first.
+    const dir = mkdtempSync(join(root, "export-"));
+    const input = join(dir, "in.jsonl");
+    writeFileSync(input, `${JSON.stringify(row)}\n`);
+    const result = await runGym(["eval", "submit", "--shards", "1", "--dry-run", ...model(), "--model-api-key", API_KEY, "-i", input, "-o", join(dir, "none.jsonl"), "--sbatch-arg=--export=NONE"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       "gym: error: --sbatch-arg --export=NONE keeps GYM_POLICY_API_KEY out of the job, and the job's command line reads it from there (secrets are never written into the scripts): use --export=ALL or add GYM_POLICY_API_KEY to the list\n",
     );
     expect(result.stderr).not.toContain(API_KEY);
-    const listed = await runGym(["eval", "submit", "--shards", "1", "--dry-run", ...model(), "--model-api-key", API_KEY, "-i", input, "-o", join(root, "secret", "listed.jsonl"), "--sbatch-arg=--export=PATH,GYM_POLICY_API_KEY", "--quiet"]);
+    const listed = await runGym(["eval", "submit", "--shards", "1", "--dry-run", ...model(), "--model-api-key", API_KEY, "-i", input, "-o", join(dir, "listed.jsonl"), "--sbatch-arg=--export=PATH,GYM_POLICY_API_KEY", "--quiet"]);
     expect(listed.code, listed.stderr).toBe(0);
   });
 });

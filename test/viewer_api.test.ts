@@ -321,26 +321,41 @@ describe("gym view API", () => {
 
   it("indexes 20,000 lines without keeping rows, and pages and searches them", async () => {
     const bigDir = mkdtempSync(join(dir, "big-"));
-    const file = join(bigDir, "big.jsonl");
     const padding = "x".repeat(2000);
-    const lines: string[] = [];
-    for (let task = 0; task < 5000; task++) {
-      for (let r = 0; r < 4; r++) {
-        lines.push(
-          resultLine(task, r, {
-            responses_create_params: { input: [{ role: "user", content: `question ${task} ${padding}` }] },
-            agent_ref: { name: `agent_${task % 3}` },
-            response: { output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: task === 4321 && r === 2 ? "needle" : "hay" }] }] },
-            reward: (task + r) % 2,
-          }),
-        );
+    const writeRollouts = (name: string, tasks: number) => {
+      const lines: string[] = [];
+      for (let task = 0; task < tasks; task++) {
+        for (let r = 0; r < 4; r++) {
+          lines.push(
+            resultLine(task, r, {
+              responses_create_params: { input: [{ role: "user", content: `question ${task} ${padding}` }] },
+              agent_ref: { name: `agent_${task % 3}` },
+              response: { output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: task === 4321 && r === 2 ? "needle" : "hay" }] }] },
+              reward: (task + r) % 2,
+            }),
+          );
+        }
       }
-    }
-    writeFileSync(file, lines.join(""));
-    const started = Date.now();
-    const big = await open({ rolloutsPath: file });
-    const indexMs = Date.now() - started;
-    expect(indexMs).toBeLessThan(10_000);
+      const file = join(bigDir, name);
+      writeFileSync(file, lines.join(""));
+      return file;
+    };
+    /** The fastest of `times` indexings of `file`: the least disturbed by other work on the machine. */
+    const fastestIndexMs = async (file: string, times: number) => {
+      let best = Infinity;
+      let viewerOpened: Viewer | undefined;
+      for (let i = 0; i < times; i++) {
+        const started = performance.now();
+        viewerOpened = await open({ rolloutsPath: file });
+        best = Math.min(best, performance.now() - started);
+      }
+      return { best, viewer: viewerOpened! };
+    };
+    // Indexing time grows with the file, not faster: ten times the lines, measured side by side
+    // with a tenth of them, takes about ten times as long (a quadratic index would take a hundred).
+    const tenth = await fastestIndexMs(writeRollouts("tenth.jsonl", 500), 3);
+    const { best: bigMs, viewer: big } = await fastestIndexMs(writeRollouts("big.jsonl", 5000), 2);
+    expect(bigMs / tenth.best).toBeLessThan(40);
     const { body } = await get("/api/summary", big.url);
     expect(body.counts).toMatchObject({ rollouts: 20_000, tasks: 5000, agents: 3 });
     const page = await get("/api/rollouts?agent=agent_1&min_reward=1&offset=100&limit=5", big.url);

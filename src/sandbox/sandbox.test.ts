@@ -58,16 +58,16 @@ describe("a sandbox run", () => {
     }
   });
 
-  it("runs as the slot's own unprivileged uid", async () => {
-    if (!isRoot) return;
+  it.skipIf(!isRoot)("runs as the slot's own unprivileged uid (skipped when not root: only root can switch uids)", async () => {
     const result = await sandbox.run({ argv: [PYTHON, "-c", "import os; print(os.getuid(), os.getgid())"] });
     const [uid, gid] = result.stdout.trim().split(" ").map(Number);
     expect(sandbox.uids).toContain(uid);
     expect(gid).toBe(uid);
   });
 
-  it("refuses kernel attack surface (ptrace, eBPF, io_uring, keyrings, nested namespaces)", async () => {
-    if (!sandbox.isolation.includes("seccomp")) return;
+  it("refuses kernel attack surface (ptrace, eBPF, io_uring, keyrings, nested namespaces)", async (ctx) => {
+    // The probe runs in beforeAll, so whether seccomp is there is known only now.
+    ctx.skip(!sandbox.isolation.includes("seccomp"), `no seccomp layer on this machine: ${sandbox.report.missing.seccomp}`);
     const result = await sandbox.run({
       argv: [PYTHON, "-c", "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nfor nr in (101, 321, 425, 250, 272):\n    print(libc.syscall(nr, 0, 0, 0, 0), ctypes.get_errno())"],
     });

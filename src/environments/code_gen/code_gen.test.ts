@@ -2,7 +2,7 @@
 // NeMo Gym spec's cases through the real /verify route, the shared example problems with correct and
 // broken solutions in both test modes, and the proof that the batched harness cannot be tampered with.
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import codeGen from "./index.js";
 import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { sharedSandbox } from "../../sandbox/shared.js";
@@ -80,12 +80,41 @@ describe("call-based comparison (Python semantics)", () => {
   });
 });
 
+/**
+ * For the tests that run hundreds of sandboxed programs (per_test mode runs one per unit test):
+ * some 30-40 s alone on two cores, so the default 60 s is no margin on a busy machine.
+ */
+const MANY_RUNS_TIMEOUT_MS = 300_000;
+
+/** Verifications a test started and has not seen answered yet. */
+const inFlight = new Set<Promise<unknown>>();
+
+/**
+ * The instance, with every request it is sent tracked until answered: a test cut by its timeout
+ * leaves its verifications running in the sandbox, and the next test must not start beside them
+ * (it would find their processes and share the cores with them).
+ */
+function tracked(instance: RunningInstance): RunningInstance {
+  return {
+    ...instance,
+    request(...args) {
+      const reply = instance.request(...args);
+      inFlight.add(reply);
+      void reply.finally(() => inFlight.delete(reply)).catch(() => undefined);
+      return reply;
+    },
+  };
+}
+
 let env: RunningInstance;
 let perTestEnv: RunningInstance;
 beforeAll(async () => {
-  env = await startInstance(codeGen, { config: { unit_test_timeout_secs: 2 } });
-  perTestEnv = await startInstance(codeGen, { name: "code_gen_per_test", config: { unit_test_timeout_secs: 2, test_mode: "per_test" } });
+  env = tracked(await startInstance(codeGen, { config: { unit_test_timeout_secs: 2 } }));
+  perTestEnv = tracked(await startInstance(codeGen, { name: "code_gen_per_test", config: { unit_test_timeout_secs: 2, test_mode: "per_test" } }));
 });
+afterEach(async () => {
+  await Promise.allSettled([...inFlight]);
+}, MANY_RUNS_TIMEOUT_MS);
 afterAll(async () => {
   await env?.close();
   await perTestEnv?.close();
@@ -298,7 +327,7 @@ describe("the shared example problems", () => {
       expect(replies[2]!.body.metadata.error_message).toBe("Wrong answer: mismatched output length");
       expect(replies.map((r) => r.body.hash_id)).toEqual(exampleRows.map((r) => r.hash_id));
     }
-  });
+  }, MANY_RUNS_TIMEOUT_MS);
 
   it("grades broken solutions as failing, with LiveCodeBench's codes", async () => {
     const row = exampleRows[1]!; // 97 tests
@@ -316,7 +345,7 @@ describe("the shared example problems", () => {
         expect((reply.body.result as unknown[]).slice(0, -1).every((r) => r === true)).toBe(true);
       }
     }
-  });
+  }, MANY_RUNS_TIMEOUT_MS);
 
   it("grades many rollouts in parallel without leaking processes", async () => {
     const row = exampleRows[4]!;
@@ -328,7 +357,7 @@ describe("the shared example problems", () => {
     expect(replies.map((r) => r.body.reward)).toEqual(Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? 0 : 1)));
     const sandbox = await sharedSandbox();
     expect(sandbox.uids.flatMap((uid) => processesOfUid(uid))).toEqual([]);
-  });
+  }, MANY_RUNS_TIMEOUT_MS);
 });
 
 describe("the batched harness cannot be tampered with", () => {

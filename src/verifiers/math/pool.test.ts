@@ -29,13 +29,14 @@ describe("MathVerifierPool from src", () => {
   it("answers a power tower and a 10,000-character expression with 0, in time, while others complete", async () => {
     expect(LONG.length).toBeGreaterThanOrEqual(10_000);
     const p = pool({ size: 2, timeoutMs: 10_000 });
-    const started = performance.now();
     const hard = [p.verify("5", TOWER), p.verify("1", LONG)];
     const normal = Array.from({ length: 20 }, (_, i) => p.verify(String(i), `The answer is \\boxed{${i}}.`));
-    for (const verdict of await Promise.all(hard)) expect(verdict.reward).toBe(0);
+    // Refused by the verifier itself ("ok"), not cut by the 10 s deadline ("timeout", a worker
+    // replaced): neither input is computed. Classified rather than timed, so a busy machine cannot
+    // turn a refusal into a failure.
+    for (const verdict of await Promise.all(hard)) expect(verdict).toMatchObject({ reward: 0, outcome: "ok" });
     expect((await Promise.all(normal)).map((v) => v.reward)).toEqual(Array(20).fill(1));
-    // Well inside the 10 s deadline: neither input is computed, both are refused.
-    expect(performance.now() - started).toBeLessThan(8_000);
+    expect(p.replaced).toBe(0);
   });
 
   it("kills a verification at its deadline, answers 0, replaces the worker, and keeps serving", async () => {
@@ -46,10 +47,12 @@ describe("MathVerifierPool from src", () => {
     const others = Array.from({ length: 10 }, (_, i) => p.verify(String(i), `\\boxed{${i}}`));
     const verdict = await slow;
     const elapsed = performance.now() - started;
+    // Answered at the deadline, not when the computation would have finished (seconds later):
+    // "timeout" comes only from the deadline timer, which answers only while the worker has not
+    // replied yet, i.e. while the computation is still running. A timer never fires early, so the
+    // verdict cannot come before the deadline either.
     expect(verdict).toMatchObject({ reward: 0, extracted: null, outcome: "timeout" });
-    // Answered at the deadline, not when the computation would have finished (seconds later).
     expect(elapsed).toBeGreaterThanOrEqual(900);
-    expect(elapsed).toBeLessThan(3_500);
     expect((await Promise.all(others)).every((v) => v.reward === 1)).toBe(true);
     expect(p.replaced).toBe(1);
     // The replacement worker serves the next verification.
