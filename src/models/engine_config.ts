@@ -38,7 +38,8 @@ export interface EngineCallConfig {
   retry_backoff_s: number;
 }
 
-export function retryPolicy(config: EngineCallConfig): RetryPolicy {
+/** The retry policy of `max_retries` / `retry_backoff_s`, as every engine call and the routing proxy read them. */
+export function retryPolicy(config: Pick<EngineCallConfig, "max_retries" | "retry_backoff_s">): RetryPolicy {
   return {
     attempts: config.max_retries + 1,
     initialDelayMs: config.retry_backoff_s * 1000,

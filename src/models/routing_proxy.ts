@@ -9,12 +9,13 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyRequest } from "fastify";
 import { request as httpRequest, type Dispatcher } from "undici";
 import { z } from "zod";
-import { CallError, describeError, dispatcher, joinUrl, type RetryPolicy } from "../http/client.js";
+import { CallError, describeError, dispatcher, joinUrl } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
 import { abortOnHangUp } from "../http/reply.js";
 import { redactUrl, urlCredentials } from "../config/url_secrets.js";
 import { asHttpApp, createServer, rolloutBodyLimit } from "../http/server.js";
 import type { ServerImplementation } from "../http/implementation.js";
+import { retryPolicy } from "./engine_config.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";
 import { opensRollout, ReplicaPool, ReplicasExhaustedError, serveReplicaStats } from "./replicas.js";
 import { ROLLOUT_HEADER } from "../protocol/index.js";
@@ -83,11 +84,7 @@ export async function buildRoutingProxy(name: string, config: RoutingProxyConfig
   // Bodies that are not JSON (e.g. multipart audio) are forwarded as bytes, routed without a name.
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
-  const retry: RetryPolicy = {
-    attempts: config.max_retries + 1,
-    initialDelayMs: config.retry_backoff_s * 1000,
-    maxDelayMs: Math.max(config.retry_backoff_s * 1000, 30_000),
-  };
+  const retry = retryPolicy(config);
   const timeoutMs = config.request_timeout_s * 1000;
   const routes = new Map<string, Route>();
 
