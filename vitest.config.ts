@@ -1,3 +1,6 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 
 const ALL_TESTS = ["test/**/*.test.ts", "src/**/*.test.ts"];
@@ -6,9 +9,18 @@ const ALL_TESTS = ["test/**/*.test.ts", "src/**/*.test.ts"];
  * Test files that run many sandboxed programs (bubblewrap + Python per run, the sandbox's slots sized
  * to the machine's cores). Two of them side by side, or one beside another busy file, fight for the
  * same two cores until their deadlines fire; so they run one at a time, after the rest, each with the
- * whole machine. Globs, so the files match wherever they live (test/ or beside their environment).
+ * whole machine. An environment counts as sandboxed when its definition imports the sandbox, so a new
+ * one is found from its own folder (adding an environment touches nothing outside it but the registry).
  */
-const SANDBOX_HEAVY = ["**/code_gen*.test.ts", "**/python_tool*.test.ts", "**/sandbox*.test.ts", "src/sandbox/**/*.test.ts"];
+const ENVIRONMENTS = fileURLToPath(new URL("./src/environments", import.meta.url));
+const SANDBOXED_ENVIRONMENTS = readdirSync(ENVIRONMENTS, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && importsSandbox(join(ENVIRONMENTS, entry.name, "index.ts")))
+  .map((entry) => `src/environments/${entry.name}/**/*.test.ts`);
+const SANDBOX_HEAVY = [...SANDBOXED_ENVIRONMENTS, "**/sandbox*.test.ts", "src/sandbox/**/*.test.ts"];
+
+function importsSandbox(definition: string): boolean {
+  return existsSync(definition) && /from "\.\.\/\.\.\/sandbox\//.test(readFileSync(definition, "utf8"));
+}
 
 export default defineConfig({
   test: {
