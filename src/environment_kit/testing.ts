@@ -127,7 +127,8 @@ export async function replayExampleRollouts(instance: RunningInstance, dataFolde
   return results;
 }
 
-function readJsonlFile(url: URL): Array<Record<string, any>> {
+/** The objects of a JSONL file (blank lines skipped); a line that is not JSON throws, naming the file and line. */
+export function readJsonlFile(url: URL): Array<Record<string, any>> {
   const lines = readFileSync(url, "utf8").split("\n");
   return lines.flatMap((text, index) => {
     if (text.trim() === "") return [];

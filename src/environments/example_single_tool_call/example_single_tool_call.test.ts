@@ -1,16 +1,11 @@
 // example_single_tool_call on a real server on 127.0.0.1: every stored example rollout, played back as its agent played
 // it (seed, the model's tool calls, verify), scores the reward it was recorded with; and the
 // environment's cases from NeMo Gym's examples spec (nemo-gym-examples/README.md §1–4).
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { replayExampleRollouts, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
+import { readJsonlFile, replayExampleRollouts, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import environment from "./index.js";
 
-const jsonl = (path: string): Array<Record<string, any>> =>
-  readFileSync(new URL(path, import.meta.url), "utf8")
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line));
+const jsonl = (path: string) => readJsonlFile(new URL(path, import.meta.url));
 
 let env: RunningInstance;
 beforeAll(async () => {

@@ -1,18 +1,11 @@
 // instruction_following over HTTP: the spec's cases (nemo-gym-examples/README.md §8), the example
 // rows with hand-written responses, both grading modes, the legacy row layout and the text NeMo Gym
 // grades (first content part of the last output item).
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import instructionFollowing from "./index.js";
-import { assistantMessage, functionCall, responseWith, replayExampleRollouts, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
+import { assistantMessage, functionCall, responseWith, readJsonlFile, replayExampleRollouts, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 
-const exampleRows: Array<Record<string, any>> = readFileSync(
-  new URL("./data/example.jsonl", import.meta.url),
-  "utf8",
-)
-  .trim()
-  .split("\n")
-  .map((line) => JSON.parse(line));
+const exampleRows = readJsonlFile(new URL("./data/example.jsonl", import.meta.url));
 
 let env: RunningInstance;
 beforeAll(async () => {

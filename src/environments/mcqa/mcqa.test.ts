@@ -1,18 +1,14 @@
 // mcqa over HTTP: every case of the NeMo Gym spec (nemo-gym-examples/README.md §5), at least twenty
 // of our own per grading mode and for the template step, the config override, the example rows with
 // hand-written answers, and the metrics.
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import mcqa from "./index.js";
-import { assistantMessage, responseWith, replayExampleRollouts, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
+import { assistantMessage, responseWith, readJsonlFile, replayExampleRollouts, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 
 type Options = Array<Record<string, string | null>>;
 const ABCD: Options = [{ A: "optA" }, { B: "optB" }, { C: "optC" }, { D: "optD" }];
 
-const exampleRows: Array<Record<string, any>> = readFileSync(new URL("./data/example.jsonl", import.meta.url), "utf8")
-  .trim()
-  .split("\n")
-  .map((line) => JSON.parse(line));
+const exampleRows = readJsonlFile(new URL("./data/example.jsonl", import.meta.url));
 
 interface Case {
   text: string;
