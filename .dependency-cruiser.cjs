@@ -1,7 +1,7 @@
 // The house's layers, checked by `npm run deps` (dependency-cruiser). A folder may import its own layer's
 // folders and any folder below; an import that runs up a layer, an import cycle, or one environment
-// importing another fails the check. Same-layer folders must not import each other both ways: `no-circular`
-// catches that at file level, and the order inside a layer (left to right) is kept by the `up` rules too.
+// importing another fails the check. Folders of one layer may import each other; `no-circular` still
+// refuses a loop of files between them.
 const LAYERS = [
   ["protocol", "metrics"],
   ["config"],
