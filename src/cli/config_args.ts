@@ -1,8 +1,7 @@
 // Turning the config-related flags every command shares into one resolved config: Gymkit flags
 // become config paths and structured overrides, Hydra-style arguments pass through unchanged.
 import type { ServerRef } from "../protocol/index.js";
-import * as registry from "../orchestrate/registry.js";
-import { environmentConfigPath, modelConfigPath, builtinIds } from "../orchestrate/registry.js";
+import { environmentConfigPath, modelConfigPath, builtinIds, loadImplementation } from "../orchestrate/registry.js";
 import type { InstanceSpec } from "../orchestrate/start.js";
 import { checkSettings, composeConfig, ConfigError, redactSecrets, validateConfig, type ConfigCommand, type FlagOverride } from "../config/index.js";
 import { didYouMean } from "../config/suggest.js";
@@ -102,7 +101,7 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
   }
   let validated: Awaited<ReturnType<typeof validateConfig>>;
   try {
-    validated = await validateConfig(composed.config, { registry, provenance: composed.provenance, allowUndefinedModels: how.environmentsOnly });
+    validated = await validateConfig(composed.config, { registry: { loadImplementation, builtinIds }, provenance: composed.provenance, allowUndefinedModels: how.environmentsOnly });
   } catch (error) {
     if (!(error instanceof ConfigError) || !settingsError) throw error;
     throw new ConfigError([...settingsError.problems, ...error.problems]);
