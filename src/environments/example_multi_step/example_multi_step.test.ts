@@ -7,23 +7,6 @@ import environment from "./index.js";
 
 const jsonl = (path: string) => readJsonlFile(new URL(path, import.meta.url));
 
-let env: RunningInstance;
-beforeAll(async () => {
-  env = await startInstance(environment);
-});
-afterAll(() => env?.close());
-
-describe("example_multi_step: data/example_rollouts.jsonl", () => {
-  it("every line, replayed, scores the reward it records", async () => {
-    const replayed = await replayExampleRollouts(env, new URL("./data/", import.meta.url));
-    expect(replayed.length).toBeGreaterThan(0);
-    for (const { line, status, reward, recorded } of replayed) {
-      expect(status, `line ${line}`).toBe(200);
-      expect(reward, `line ${line}`).toBe(recorded);
-    }
-  });
-});
-
 describe("example_multi_step", () => {
   let env: RunningInstance;
   const row = jsonl("./data/example.jsonl")[0]!;
@@ -32,6 +15,15 @@ describe("example_multi_step", () => {
     env = await startInstance(environment);
   });
   afterAll(() => env.close());
+
+  it("data/example_rollouts.jsonl: every line, replayed, scores the reward it records", async () => {
+    const replayed = await replayExampleRollouts(env, new URL("./data/", import.meta.url));
+    expect(replayed.length).toBeGreaterThan(0);
+    for (const { line, status, reward, recorded } of replayed) {
+      expect(status, `line ${line}`).toBe(200);
+      expect(reward, `line ${line}`).toBe(recorded);
+    }
+  });
 
   it("get_synonym_value sums code points exactly as given", async () => {
     expect((await env.request("/get_synonym_value", { synonym: "Blazing" })).body).toEqual({ synonym_value: 711 });

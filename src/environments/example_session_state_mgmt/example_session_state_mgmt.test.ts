@@ -8,23 +8,6 @@ import environment from "./index.js";
 
 const jsonl = (path: string) => readJsonlFile(new URL(path, import.meta.url));
 
-let env: RunningInstance;
-beforeAll(async () => {
-  env = await startInstance(environment);
-});
-afterAll(() => env?.close());
-
-describe("example_session_state_mgmt: data/example_rollouts.jsonl", () => {
-  it("every line, replayed, scores the reward it records", async () => {
-    const replayed = await replayExampleRollouts(env, new URL("./data/", import.meta.url));
-    expect(replayed.length).toBeGreaterThan(0);
-    for (const { line, status, reward, recorded } of replayed) {
-      expect(status, `line ${line}`).toBe(200);
-      expect(reward, `line ${line}`).toBe(recorded);
-    }
-  });
-});
-
 describe("example_session_state_mgmt", () => {
   let env: RunningInstance;
   const rows = jsonl("./data/example.jsonl");
@@ -32,6 +15,15 @@ describe("example_session_state_mgmt", () => {
     env = await startInstance(environment);
   });
   afterAll(() => env.close());
+
+  it("data/example_rollouts.jsonl: every line, replayed, scores the reward it records", async () => {
+    const replayed = await replayExampleRollouts(env, new URL("./data/", import.meta.url));
+    expect(replayed.length).toBeGreaterThan(0);
+    for (const { line, status, reward, recorded } of replayed) {
+      expect(status, `line ${line}`).toBe(200);
+      expect(reward, `line ${line}`).toBe(recorded);
+    }
+  });
 
   it("example row 1: seed 3, +1, +2, get → 6, verify expected 6 → 1.0", async () => {
     const jar = new CookieJar();

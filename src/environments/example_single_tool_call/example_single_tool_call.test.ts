@@ -7,14 +7,14 @@ import environment from "./index.js";
 
 const jsonl = (path: string) => readJsonlFile(new URL(path, import.meta.url));
 
-let env: RunningInstance;
-beforeAll(async () => {
-  env = await startInstance(environment);
-});
-afterAll(() => env?.close());
+describe("example_single_tool_call", () => {
+  let env: RunningInstance;
+  beforeAll(async () => {
+    env = await startInstance(environment);
+  });
+  afterAll(() => env.close());
 
-describe("example_single_tool_call: data/example_rollouts.jsonl", () => {
-  it("every line, replayed, scores the reward it records", async () => {
+  it("data/example_rollouts.jsonl: every line, replayed, scores the reward it records", async () => {
     const replayed = await replayExampleRollouts(env, new URL("./data/", import.meta.url));
     expect(replayed.length).toBeGreaterThan(0);
     for (const { line, status, reward, recorded } of replayed) {
@@ -22,14 +22,6 @@ describe("example_single_tool_call: data/example_rollouts.jsonl", () => {
       expect(reward, `line ${line}`).toBe(recorded);
     }
   });
-});
-
-describe("example_single_tool_call", () => {
-  let env: RunningInstance;
-  beforeAll(async () => {
-    env = await startInstance(environment);
-  });
-  afterAll(() => env.close());
 
   it("get_weather says it is cold and ignores extra keys", async () => {
     expect((await env.request("/get_weather", { city: "Paris", unit: "C" })).body).toEqual({

@@ -7,23 +7,6 @@ import environment from "./index.js";
 
 const jsonl = (path: string) => readJsonlFile(new URL(path, import.meta.url));
 
-let env: RunningInstance;
-beforeAll(async () => {
-  env = await startInstance(environment);
-});
-afterAll(() => env?.close());
-
-describe("example_tool_call_multireward: data/example_rollouts.jsonl", () => {
-  it("every line, replayed, scores the reward it records", async () => {
-    const replayed = await replayExampleRollouts(env, new URL("./data/", import.meta.url));
-    expect(replayed.length).toBeGreaterThan(0);
-    for (const { line, status, reward, recorded } of replayed) {
-      expect(status, `line ${line}`).toBe(200);
-      expect(reward, `line ${line}`).toBe(recorded);
-    }
-  });
-});
-
 describe("example_tool_call_multireward", () => {
   let env: RunningInstance;
   const row = jsonl("./data/example.jsonl")[0]!; // expects get_weather(San Francisco)
@@ -33,6 +16,15 @@ describe("example_tool_call_multireward", () => {
     env = await startInstance(environment);
   });
   afterAll(() => env.close());
+
+  it("data/example_rollouts.jsonl: every line, replayed, scores the reward it records", async () => {
+    const replayed = await replayExampleRollouts(env, new URL("./data/", import.meta.url));
+    expect(replayed.length).toBeGreaterThan(0);
+    for (const { line, status, reward, recorded } of replayed) {
+      expect(status, `line ${line}`).toBe(200);
+      expect(reward, `line ${line}`).toBe(recorded);
+    }
+  });
 
   it("get_weather says it is sunny", async () => {
     expect((await env.request("/get_weather", { city: "Tokyo" })).body).toEqual({ city: "Tokyo", weather_description: "The weather in Tokyo is sunny." });
