@@ -6,18 +6,6 @@ import { buildEnvironmentServer } from "./server.js";
 import { functionToolOf } from "./tool_schema.js";
 import type { EnvironmentDefinition, EnvironmentImplementation } from "./types.js";
 
-export type {
-  EnvironmentContext,
-  EnvironmentDefinition,
-  EnvironmentImplementation,
-  EnvironmentInstance,
-  MetricsContext,
-  SeedInput,
-  ToolDefinition,
-  VerifyInput,
-  VerifyResult,
-} from "./types.js";
-
 /** Names that are routes of every resources server, so a tool cannot take them. */
 const RESERVED_ROUTES = new Set(["seed_session", "verify", "aggregate_metrics", "reverify_mode", "tools"]);
 /** OpenAI's constraint on function names; it also keeps the name a single URL path segment. */
