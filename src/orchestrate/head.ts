@@ -15,6 +15,11 @@ export interface InstanceInfo {
   port: number;
   url: string;
   pid: number;
+  /** The folder a NeMo Gym Python server runs in, and its entrypoint (`app.py`), when it is one. */
+  dir_path?: string;
+  entrypoint?: string;
+  /** When the instance was started, seconds since the epoch (NeMo Gym's `start_time`). */
+  start_time?: number;
 }
 
 export const DEFAULT_HEAD_HOST = "127.0.0.1";
