@@ -1,5 +1,6 @@
 // Result lines and the pair keys that identify them. Every line Gymkit writes starts with
 // `{"_ng_task_index":T,"_ng_rollout_index":R,` so a scan can find a line's pair without parsing it.
+import { ROLLOUT_FLOATS, stringifyWithFloats } from "../protocol/python_json.js";
 
 /** Rollout indices stay below 2^21 (two million repeats of one task); tasks below 2^32. */
 const ROLLOUT_BITS = 2 ** 21;
@@ -20,7 +21,7 @@ export function checkPair(task: number, rollout: number): void {
 /** Serialises a row with its pair first (the scan fast path relies on it). */
 export function resultLine(task: number, rollout: number, row: Record<string, unknown>): string {
   const { _ng_task_index: _t, _ng_rollout_index: _r, ...rest } = row;
-  const body = JSON.stringify(rest);
+  const body = stringifyWithFloats(rest, ROLLOUT_FLOATS);
   return `{"_ng_task_index":${task},"_ng_rollout_index":${rollout}${body.length > 2 ? `,${body.slice(1)}` : "}"}\n`;
 }
 

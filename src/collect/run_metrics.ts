@@ -11,9 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { scanLines } from "./line_scan.js";
 import { callJson } from "../http/client.js";
-import { aggregateMetrics, keyMetrics, MetricsAccumulator, type AggregateResult } from "../metrics/aggregate.js";
+import { groupEntry, keyMetrics, MetricsAccumulator, rolloutInfoIntKeys, type AggregateResult } from "../metrics/aggregate.js";
 import { ChunkedMetricsMerger } from "../metrics/chunk_merge.js";
 import { pairKey, pairOf } from "./lines.js";
+import { agentMetricsFloats, groupMetricsFloats, stringifyWithFloats } from "../protocol/python_json.js";
 
 export interface AgentMetricsSummary {
   agent_ref: { type: string; name: string };
@@ -194,8 +195,9 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
   let tasks = 0;
   let chunk: Array<Record<string, unknown>> = [];
   let rolloutsPerTask: number[] = [];
-  const writeGroup = (group: Record<string, unknown>) => {
-    writeSync(groups, `${tasks++ === 0 ? "" : ",\n"}${JSON.stringify(group)}`);
+  // The task's own rows say which of its rollout_infos numbers are ints (see rolloutInfoIntKeys).
+  const writeGroup = (group: Record<string, unknown>, rows: Iterable<Record<string, unknown>>) => {
+    writeSync(groups, `${tasks++ === 0 ? "" : ",\n"}${stringifyWithFloats(group, groupMetricsFloats(rolloutInfoIntKeys(rows)))}`);
   };
   const flush = async () => {
     if (chunk.length === 0) return;
@@ -207,7 +209,14 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
       const { agent_metrics: _a, key_metrics: _k, group_level_metrics: _g, metric_weights: _w, ...rest } = result as Record<string, unknown>;
       firstExtras = rest;
     }
-    for (const group of result.group_level_metrics ?? []) writeGroup(group as Record<string, unknown>);
+    const rowsOfTask = new Map<number, Array<Record<string, unknown>>>();
+    for (const row of chunk) {
+      const task = Number(row._ng_task_index ?? 0);
+      const rows = rowsOfTask.get(task);
+      if (rows) rows.push(row);
+      else rowsOfTask.set(task, [row]);
+    }
+    for (const group of result.group_level_metrics ?? []) writeGroup(group as Record<string, unknown>, rowsOfTask.get(Number(group._ng_task_index)) ?? []);
     chunk = [];
     rolloutsPerTask = [];
   };
@@ -218,7 +227,9 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
         for (const row of rows) chunk.push(row);
         rolloutsPerTask.push(rows.length);
       } else {
-        writeGroup({ _ng_task_index: task, num_rollouts: rows.length, ...aggregateMetrics(rows).agent_metrics });
+        const stats = new MetricsAccumulator();
+        for (const row of rows) stats.add(row);
+        writeGroup(groupEntry(task, stats.summary(), rows), rows);
       }
     }
     if (url) await flush();
@@ -251,7 +262,7 @@ function writeMetricsFile(path: string, summaries: AgentMetricsSummary[], groupF
     summaries.forEach((summary, i) => {
       // Approximations are named in the file too, not only on the terminal of the run that made it.
       const approximated = summary.approximated ? { approximate_metrics: summary.approximated } : {};
-      const head = JSON.stringify({ agent_ref: summary.agent_ref, agent_metrics: summary.agent_metrics, key_metrics: summary.key_metrics, ...summary.extras, ...approximated }, null, 2);
+      const head = stringifyWithFloats({ agent_ref: summary.agent_ref, agent_metrics: summary.agent_metrics, key_metrics: summary.key_metrics, ...summary.extras, ...approximated }, agentMetricsFloats(), 2);
       writeSync(out, `${i === 0 ? "\n" : ",\n"}${head.slice(0, -2)},\n  "group_level_metrics": [\n`);
       const fd = openSync(groupFiles[i]!, "r");
       try {

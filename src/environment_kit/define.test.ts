@@ -137,22 +137,33 @@ describe("defineEnvironment", () => {
     expect(result.body).toBe("Error: tool exploded");
   });
 
-  it("verifies: echoes the request with unknown fields and defaults, adds reward and extras", async () => {
+  it("verifies as NeMo Gym's base verify response: the request and response with every declared field, the reward, the extras; row fields dropped", async () => {
     const result = await env.request("/verify", {
       ...row({ custom_field: { nested: [1, 2] }, _ng_task_index: 3 }),
       response: responseWith([assistantMessage("hi")]),
     });
     expect(result.status).toBe(200);
-    expect(result.body).toMatchObject({
-      responses_create_params: { input: "hello" },
-      expected: "yes",
-      weight: 1,
-      custom_field: { nested: [1, 2] },
-      _ng_task_index: 3,
-      reward: 1.5,
-      weighted: true,
-    });
-    expect(result.body.response.output[0].content[0].text).toBe("hi");
+    expect(Object.keys(result.body)).toEqual(["responses_create_params", "response", "reward", "weighted"]);
+    expect(result.body).toMatchObject({ responses_create_params: { input: "hello", tool_choice: "auto", parallel_tool_calls: true, temperature: null }, reward: 1.5, weighted: true });
+    expect(result.body.response.output[0].content[0]).toMatchObject({ text: "hi", logprobs: null });
+    expect(result.body.response).toMatchObject({ background: null, previous_response_id: null, truncation: null });
+    expect(result.text).toContain('"reward":1.5');
+  });
+
+  it("echoes the row fields an environment names in verifyEchoes, or all of them", async () => {
+    const echoing = (verifyEchoes: readonly string[] | "all") => defineEnvironment({ id: "echoing", description: "", verifyEchoes, verify: () => ({ reward: 1 }) });
+    const request = { responses_create_params: { input: "x" }, response: responseWith([]), kept: 1, other: "o" };
+    for (const [echoes, expected] of [[["kept", "absent"], { kept: 1 }], ["all", { kept: 1, other: "o" }]] as const) {
+      const instance = await startInstance(echoing(echoes));
+      try {
+        const verified = await instance.request("/verify", request);
+        expect(verified.body).toMatchObject(expected);
+        if (echoes !== "all") expect(verified.body).not.toHaveProperty("other");
+        expect(verified.text).toContain('"reward":1.0');
+      } finally {
+        await instance.close();
+      }
+    }
   });
 
   it("422s verify with an unknown responses_create_params key, naming it", async () => {
@@ -215,7 +226,7 @@ describe("defineEnvironment options", () => {
       expect(result.body.key_metrics).toEqual({ "mean/reward": 0.5, rollouts: 2 });
       // No tools, no fields: any row verifies.
       const verified = await env.request("/verify", { responses_create_params: { input: "x" }, response: responseWith([]), anything: 1 });
-      expect(verified.body).toMatchObject({ anything: 1, reward: 1 });
+      expect(verified.body).toMatchObject({ reward: 1 });
     } finally {
       await env.close();
     }

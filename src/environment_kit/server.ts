@@ -6,10 +6,12 @@ import { parseOr422 } from "../http/errors.js";
 import type { HttpApp } from "../http/app.js";
 import { sendJson } from "../http/reply.js";
 import { asHttpApp, createServer, rolloutBodyLimit } from "../http/server.js";
-import { aggregateMetrics as defaultAggregate } from "../metrics/aggregate.js";
+import { aggregateMetrics as defaultAggregate, rolloutInfoIntKeys } from "../metrics/aggregate.js";
 import type { InstanceContext } from "../http/implementation.js";
 import { AggregateMetricsRequest, VerifyRequest } from "../protocol/index.js";
-import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput } from "./types.js";
+import { asNemoGymCreateParams, asNemoGymResponse } from "../protocol/nemo_gym_models.js";
+import { agentMetricsFloats, ROLLOUT_FLOATS } from "../protocol/python_json.js";
+import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput, VerifyResult } from "./types.js";
 import { SessionStore } from "./session_store.js";
 import { functionToolOf } from "./tool_schema.js";
 
@@ -48,9 +50,7 @@ export async function buildEnvironmentServer<C, S, R>(
     if (typeof result?.reward !== "number" || !Number.isFinite(result.reward)) {
       throw new Error(`${definition.id}.verify returned reward ${String(result?.reward)}; it must be a finite number`);
     }
-    // The request echoed (unknown row fields included: Gymkit is a superset of NeMo Gym here),
-    // then the reward and extras; an extra may deliberately overwrite an echoed field.
-    return sendJson(reply, { ...verifyRequest, ...result });
+    return sendJson(reply, verifyResponse(verifyRequest, result, definition.verifyEchoes), ROLLOUT_FLOATS);
   });
 
   app.post("/aggregate_metrics", carriesRollouts, async (request, reply) => {
@@ -62,7 +62,7 @@ export async function buildEnvironmentServer<C, S, R>(
           defaults: defaultAggregate,
         })
       : defaultAggregate(verify_responses);
-    return sendJson(reply, result);
+    return sendJson(reply, result, agentMetricsFloats(rolloutInfoIntKeys(verify_responses)));
   });
 
   const reverifyMode = definition.reverifyMode ?? "unknown";
@@ -84,3 +84,21 @@ export async function buildEnvironmentServer<C, S, R>(
   return asHttpApp(app);
 }
 
+
+/**
+ * A verify response as NeMo Gym's models dump it (07d6b0d, nemo_gym/base_resources_server.py
+ * BaseVerifyResponse): the request and response with every declared field, the reward, the row
+ * fields the environment's model declares, then the environment's own fields (which may overwrite).
+ */
+function verifyResponse(request: VerifyInput<any>, result: VerifyResult, echoes: readonly string[] | "all" = []): Record<string, unknown> {
+  const { responses_create_params, response, ...row } = request as Record<string, unknown>;
+  const echoed = echoes === "all" ? row : Object.fromEntries(echoes.filter((key) => key in row).map((key) => [key, row[key]]));
+  const { reward, ...own } = result;
+  return {
+    responses_create_params: asNemoGymCreateParams(responses_create_params),
+    response: asNemoGymResponse(response),
+    reward,
+    ...echoed,
+    ...own,
+  };
+}

@@ -36,7 +36,11 @@ export interface ToolDefinition<A extends z.ZodObject, C, S, R = undefined> {
   handler(args: z.output<A>, ctx: EnvironmentContext<C, S, R>): unknown;
 }
 
-/** `verify` returns the reward and any extra fields; both are merged into the echoed request. */
+/**
+ * `verify` returns the reward and the environment's own fields (NeMo Gym's verify response model:
+ * declare every field, optional ones as null). The reply is `responses_create_params`, `response`,
+ * `reward`, the row fields named by `verifyEchoes`, then these.
+ */
 export type VerifyResult = { reward: number } & Record<string, unknown>;
 
 /** The validated `/verify` body: the row (unknown fields kept), `response`, and the declared fields. */
@@ -89,6 +93,12 @@ export interface EnvironmentDefinition<
   sessionCapacity?: number;
   /** Prepares this session's state from the row. Returns the reply body (default `{}`). */
   seedSession?(row: SeedInput<G>, ctx: EnvironmentContext<C, S, R>): unknown;
+  /**
+   * Row fields the verify response carries back, as NeMo Gym's verify response model declares them:
+   * a list of names, or "all" for a model that allows extra fields (`extra="allow"`). Default none:
+   * NeMo Gym's base verify response keeps only the request, the response and the reward.
+   */
+  verifyEchoes?: readonly string[] | "all";
   /** Scores a finished rollout. */
   verify(request: VerifyInput<F>, ctx: EnvironmentContext<C, S, R>): VerifyResult | Promise<VerifyResult>;
   /** `GET /reverify_mode`: "stateless" when `/verify` needs no session (it can be re-run later). */

@@ -2,13 +2,15 @@
 // a signal that tells the work done for a request that its asker has gone.
 import type { ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
+import { stringifyWithFloats, type FloatShape } from "../protocol/python_json.js";
 
 /**
  * Sends `value` as a JSON body, even a bare string (Fastify would send a string as text/plain), so
  * the caller can hand the body on as it is (an agent gives a tool's result to the model unchanged).
+ * With `floats`, the integral numbers it names are written as Python floats (`1.0`), as NeMo Gym's do.
  */
-export function sendJson(reply: FastifyReply, value: unknown): FastifyReply {
-  return reply.type("application/json").send(JSON.stringify(value));
+export function sendJson(reply: FastifyReply, value: unknown, floats?: FloatShape): FastifyReply {
+  return reply.type("application/json").send(floats ? stringifyWithFloats(value, floats) : JSON.stringify(value));
 }
 
 /**

@@ -30,14 +30,33 @@ describe("aggregateMetrics", () => {
   ];
 
   it("summarises numeric and boolean fields and usage, skipping indices and strings", () => {
-    expect(numericFields(rows[0]!).map(([k]) => k)).toEqual(["reward", "accuracy", "usage/input_tokens", "usage/output_tokens", "usage/total_tokens"]);
+    expect(numericFields(rows[0]!).map(([k]) => k)).toEqual(["reward", "accuracy", "input_tokens", "output_tokens", "total_tokens"]);
     const result = aggregateMetrics(rows);
     expect(result.agent_metrics["mean/reward"]).toBeCloseTo(2 / 3, 12);
     expect(result.agent_metrics["std/reward"]).toBeCloseTo(Math.sqrt(1 / 3), 12);
     expect(result.agent_metrics["mean/accuracy"]).toBeCloseTo(2 / 3, 12);
-    expect(result.agent_metrics["mean/usage/input_tokens"]).toBe(20);
+    expect(result.agent_metrics["mean/input_tokens"]).toBe(20);
     expect(result.agent_metrics["mean/label"]).toBeUndefined();
     expect(Object.keys(result.key_metrics).every((k) => k.startsWith("mean/"))).toBe(true);
+  });
+
+  it("names statistics first, in NeMo Gym's order (mean of every field, then max, …)", () => {
+    const names = Object.keys(aggregateMetrics(rows).agent_metrics);
+    expect(names.slice(0, 6)).toEqual(["mean/reward", "mean/accuracy", "mean/input_tokens", "mean/output_tokens", "mean/total_tokens", "max/reward"]);
+  });
+
+  it("gives each task NeMo Gym's entry: counts, completion, a placeholder sample and one info per rollout", () => {
+    const [first] = aggregateMetrics([rows[1]!, rows[0]!]).group_level_metrics;
+    expect(first).toMatchObject({ _ng_task_index: 0, sample: { agent_ref: { name: "agent" } }, num_rollouts: 2, expected_num_rollouts: 2, missing_num_rollouts: 0, reward_profile_completion_pct: 100 });
+    expect(first!.rollout_infos).toEqual([
+      { rollout_id: "0:0", _ng_task_index: 0, _ng_rollout_index: 0, reward: 1, input_tokens: 10, output_tokens: 2, total_tokens: 12, accuracy: 1 },
+      { rollout_id: "0:1", _ng_task_index: 0, _ng_rollout_index: 1, reward: 0, input_tokens: 20, output_tokens: 4, total_tokens: 24, accuracy: 0 },
+    ]);
+  });
+
+  it("lets a usage field replace a top-level field of the same name, as NeMo Gym's merge does", () => {
+    const row = { reward: 1, input_tokens: 999, response: { usage: { input_tokens: 7 } } };
+    expect(numericFields(row)).toEqual([["reward", 1], ["input_tokens", 7]]);
   });
 
   it("groups per task in task order", () => {

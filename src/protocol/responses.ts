@@ -168,7 +168,17 @@ export function emptyUsage(): Usage {
   };
 }
 
-/** Adds usage b into a (token counts only; unknown fields of a are kept). */
+/** Adds the numbers of two detail objects key by key (a key either lacks counts as 0); other values of `a` are kept. */
+function addDetails(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...b, ...a };
+  for (const [key, value] of Object.entries(b ?? {})) {
+    const mine = a?.[key];
+    if (typeof value === "number" && (typeof mine === "number" || mine === undefined)) out[key] = (mine ?? 0) + value;
+  }
+  return out;
+}
+
+/** Adds usage b into a: the token counts and every count of the details (an engine's own, too); other fields of a are kept. */
 export function addUsage(a: Usage, b: Usage | null | undefined): Usage {
   if (!b) return a;
   return {
@@ -176,12 +186,7 @@ export function addUsage(a: Usage, b: Usage | null | undefined): Usage {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
     total_tokens: a.total_tokens + b.total_tokens,
-    input_tokens_details: {
-      cached_tokens: (a.input_tokens_details?.cached_tokens ?? 0) + (b.input_tokens_details?.cached_tokens ?? 0),
-    },
-    output_tokens_details: {
-      reasoning_tokens:
-        (a.output_tokens_details?.reasoning_tokens ?? 0) + (b.output_tokens_details?.reasoning_tokens ?? 0),
-    },
+    input_tokens_details: addDetails({ cached_tokens: 0, ...a.input_tokens_details }, { cached_tokens: 0, ...b.input_tokens_details }) as Usage["input_tokens_details"],
+    output_tokens_details: addDetails({ reasoning_tokens: 0, ...a.output_tokens_details }, { reasoning_tokens: 0, ...b.output_tokens_details }) as Usage["output_tokens_details"],
   };
 }

@@ -166,12 +166,13 @@ describe("code_gen /verify (the NeMo Gym spec's cases)", () => {
     expect(missing.status).toBe(500);
   });
 
-  it("times out a slow test (-3), stops at the first failure, and echoes unknown row fields", async () => {
+  it("times out a slow test (-3), stops at the first failure, and drops undeclared row fields", async () => {
     const slow = await env.request(
       "/verify",
       verifyBody(fenced("n=int(input())\nif n == 2:\n    while True: pass\nprint(n*n)"), { inputs: ["1\n", "2\n", "3\n"], outputs: ["1", "4", "9"] }, { hash_id: "abc" }),
     );
-    expect(slow.body).toMatchObject({ reward: 0.0, result: [true, -3], metadata: { error_code: -3, error_message: "Time Limit Exceeded" }, hash_id: "abc" });
+    expect(slow.body).toMatchObject({ reward: 0.0, result: [true, -3], metadata: { error_code: -3, error_message: "Time Limit Exceeded" } });
+    expect(slow.body).not.toHaveProperty("hash_id");
   });
 
   it("grades call-based tests: Solution class, tuples as lists, floats close, wrong answers false", async () => {
@@ -325,7 +326,6 @@ describe("the shared example problems", () => {
       // line for all cases, so no single program passes them all; LiveCodeBench says exactly this.
       expect(results[2]).toEqual([true, true, -2]);
       expect(replies[2]!.body.metadata.error_message).toBe("Wrong answer: mismatched output length");
-      expect(replies.map((r) => r.body.hash_id)).toEqual(exampleRows.map((r) => r.hash_id));
     }
   }, MANY_RUNS_TIMEOUT_MS);
 

@@ -33,7 +33,9 @@ describe("example_session_state_mgmt", () => {
     expect((await env.request("/increment_counter", { count: 2 }, jar)).body).toEqual({ success: true });
     expect((await env.request("/get_counter_value", {}, jar)).body).toEqual({ count: 6 });
     const verified = await env.request("/verify", { ...row, response: responseWith([]) }, jar);
-    expect(verified.body).toMatchObject({ expected_count: 6, initial_count: 3, reward: 1.0 });
+    // NeMo Gym answers with its base verify response: the row's counts are not echoed.
+    expect(Object.keys(verified.body)).toEqual(["responses_create_params", "response", "reward"]);
+    expect(verified.text).toContain('"reward":1.0');
     const wrong = await env.request("/verify", { ...row, expected_count: 7, response: responseWith([]) }, jar);
     expect(wrong.body.reward).toBe(0.0);
   });

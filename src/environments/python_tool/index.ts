@@ -90,6 +90,8 @@ export default defineEnvironment({
       },
     },
   },
+  // As NeMo Gym's nearest, ns_tools, whose verify response allows extra fields: the row comes back whole.
+  verifyEchoes: "all",
   verify: async (request, ctx) => {
     // The rollout is over: its interpreter can go (if it had one).
     if (ctx.config.stateful && ctx.resources.started) await (await ctx.resources.sessions()).delete(ctx.sessionId);

@@ -1,0 +1,133 @@
+// The request and response of a rollout as NeMo Gym writes them into a verify response: its pydantic
+// models (NVIDIA-NeMo/Gym 07d6b0d, nemo_gym/openai_utils.py, over openai 2.7.2, NeMo Gym's pinned
+// release) dump every declared field, unset ones as their default (mostly null), and keep fields
+// they do not declare. A reader of NeMo Gym's files finds every key in every line; Gymkit writes the
+// same. A newer openai adds further fields; Gymkit follows the pin.
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Declared fields in declaration order, with their defaults; then whatever else `value` carries. */
+function withDefaults(value: Json, defaults: Json): Json {
+  const out: Json = {};
+  for (const [key, fallback] of Object.entries(defaults)) out[key] = key in value ? value[key] : fallback;
+  for (const [key, v] of Object.entries(value)) if (!(key in defaults)) out[key] = v;
+  return out;
+}
+
+const CREATE_PARAMS: Json = {
+  background: null,
+  include: null,
+  input: null,
+  instructions: null,
+  max_output_tokens: null,
+  max_tool_calls: null,
+  metadata: null,
+  model: null,
+  parallel_tool_calls: true,
+  previous_response_id: null,
+  prompt: null,
+  reasoning: null,
+  service_tier: null,
+  store: null,
+  temperature: null,
+  text: null,
+  tool_choice: "auto",
+  tools: null,
+  top_logprobs: null,
+  top_p: null,
+  truncation: null,
+  user: null,
+  stream: null,
+};
+
+const RESPONSE: Json = {
+  id: null,
+  created_at: null,
+  error: null,
+  incomplete_details: null,
+  instructions: null,
+  metadata: null,
+  model: null,
+  object: null,
+  output: null,
+  parallel_tool_calls: null,
+  temperature: null,
+  tool_choice: null,
+  tools: null,
+  top_p: null,
+  background: null,
+  conversation: null,
+  max_output_tokens: null,
+  max_tool_calls: null,
+  previous_response_id: null,
+  prompt: null,
+  prompt_cache_key: null,
+  reasoning: null,
+  safety_identifier: null,
+  service_tier: null,
+  status: null,
+  text: null,
+  top_logprobs: null,
+  truncation: null,
+  usage: null,
+  user: null,
+};
+
+/** Items of `input` and `output`, by `type`. */
+const ITEMS: Record<string, Json> = {
+  function_call: { arguments: null, call_id: null, name: null, type: "function_call", id: null, status: null },
+  function_call_output: { call_id: null, output: null, type: "function_call_output", id: null, status: null },
+  reasoning: { id: null, summary: null, type: "reasoning", encrypted_content: null, content: null },
+};
+const OUTPUT_MESSAGE: Json = { id: null, content: null, role: "assistant", status: "completed", type: "message" };
+const INPUT_MESSAGE: Json = { content: null, role: null, type: "message" };
+/** Items that carry token ids are NeMo Gym's "for training" variants, which also declare this. */
+const TRAINING: Json = { prompt_token_ids: null, generation_token_ids: null, generation_log_probs: null, routed_experts: null };
+const CONTENT: Record<string, Json> = {
+  output_text: { annotations: [], text: null, type: "output_text", logprobs: null },
+  refusal: { refusal: null, type: "refusal" },
+};
+const FUNCTION_TOOL: Json = { name: null, parameters: null, strict: null, type: "function", description: null };
+
+function training(item: Json, shaped: Json): Json {
+  return "prompt_token_ids" in item ? withDefaults(shaped, { ...TRAINING, ...shaped }) : shaped;
+}
+
+function outputItem(item: unknown): unknown {
+  if (!isObject(item)) return item;
+  const type = typeof item.type === "string" ? item.type : undefined;
+  if (type === "message" || (type === undefined && "role" in item)) {
+    const content = Array.isArray(item.content) ? item.content.map((part) => (isObject(part) && typeof part.type === "string" && CONTENT[part.type] ? withDefaults(part, CONTENT[part.type]!) : part)) : item.content;
+    return training(item, withDefaults({ ...item, content }, OUTPUT_MESSAGE));
+  }
+  const defaults = type ? ITEMS[type] : undefined;
+  return defaults ? training(item, withDefaults(item, defaults)) : item;
+}
+
+/** An input item: a bare `{role, content}` is an easy input message, whose type defaults to "message". */
+function inputItem(item: unknown): unknown {
+  if (!isObject(item)) return item;
+  if ("role" in item && !("id" in item) && (item.type === undefined || item.type === "message")) return training(item, withDefaults(item, INPUT_MESSAGE));
+  return outputItem(item);
+}
+
+/** `responses_create_params` as NeMo Gym's NeMoGymResponseCreateParamsNonStreaming dumps it. */
+export function asNemoGymCreateParams(params: unknown): unknown {
+  if (!isObject(params)) return params;
+  const input = Array.isArray(params.input) ? params.input.map(inputItem) : params.input;
+  return withDefaults({ ...params, input }, CREATE_PARAMS);
+}
+
+/** `response` as NeMo Gym's NeMoGymResponse dumps it. */
+export function asNemoGymResponse(response: unknown): unknown {
+  if (!isObject(response)) return response;
+  const output = Array.isArray(response.output) ? response.output.map(outputItem) : response.output;
+  const tools = Array.isArray(response.tools)
+    ? response.tools.map((tool) => (isObject(tool) && tool.type === "function" ? withDefaults(tool, FUNCTION_TOOL) : tool))
+    : response.tools;
+  return withDefaults({ ...response, output, tools }, RESPONSE);
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { agentMetricsFloats, ROLLOUT_FLOATS, stringifyWithFloats } from "./python_json.js";
+
+describe("stringifyWithFloats", () => {
+  it("writes the integral numbers a shape calls floats with a decimal point, and leaves the rest", () => {
+    const row = { _ng_task_index: 3, reward: 1, set_overlap: 0.5, accuracy: true, response: { created_at: 1700000000, temperature: 1, usage: { input_tokens: 10 } }, reward_components: { format: 0 }, meta: { n: 2 } };
+    expect(stringifyWithFloats(row, ROLLOUT_FLOATS)).toBe(
+      '{"_ng_task_index":3,"reward":1.0,"set_overlap":0.5,"accuracy":true,"response":{"created_at":1700000000.0,"temperature":1.0,"usage":{"input_tokens":10}},"reward_components":{"format":0.0},"meta":{"n":2}}',
+    );
+  });
+
+  it("never changes the value it is given, and round-trips to equal numbers", () => {
+    const row = { reward: 1, response: { top_p: 1 } };
+    const text = stringifyWithFloats(row, ROLLOUT_FLOATS);
+    expect(row).toEqual({ reward: 1, response: { top_p: 1 } });
+    expect(JSON.parse(text)).toEqual(row);
+  });
+
+  it("keeps negative numbers, indentation, and a text that only looks like the marker inside a longer string", () => {
+    expect(stringifyWithFloats({ reward: -2, note: "x\u0000f1" }, ROLLOUT_FLOATS, 2)).toBe('{\n  "reward": -2.0,\n  "note": "x\\u0000f1"\n}');
+  });
+
+  it("keeps counts as ints in metrics, and the ints the rollouts' own rows name", () => {
+    const entry = {
+      agent_metrics: { "mean/reward": 1 },
+      key_metrics: { "mean/reward": 1 },
+      group_level_metrics: [
+        { _ng_task_index: 0, "mean/reward": 1, num_rollouts: 2, expected_num_rollouts: 2, missing_num_rollouts: 0, reward_profile_completion_pct: 100, sample: { agent_ref: { name: "agent" } }, rollout_infos: [{ rollout_id: "0:0", _ng_task_index: 0, _ng_rollout_index: 0, reward: 1, input_tokens: 5, accuracy: 1, set_overlap: 1 }] },
+      ],
+    };
+    const text = stringifyWithFloats(entry, agentMetricsFloats(["input_tokens", "accuracy"]));
+    expect(text).toContain('"num_rollouts":2,"expected_num_rollouts":2,"missing_num_rollouts":0,"reward_profile_completion_pct":100.0');
+    expect(text).toContain('"_ng_rollout_index":0,"reward":1.0,"input_tokens":5,"accuracy":1,"set_overlap":1.0');
+    expect(text).toContain('"agent_metrics":{"mean/reward":1.0}');
+  });
+});
