@@ -86,6 +86,21 @@ describe("the head server", () => {
     expect(started).toBeGreaterThan(before - 3600);
   });
 
+  it("writes the config so that it reads back as it was: long strings on one line, shared objects repeated, not aliased", async () => {
+    const shared = { tools: ["get_weather"] };
+    const prompt = "You are a helpful assistant. ".repeat(8).trim();
+    const head = buildHeadServer({ instances: () => [], globalConfig: () => ({ a: shared, b: shared, prompt }), address: () => ({ host: "127.0.0.1", port: 1 }) });
+    const url = await listen(head);
+    try {
+      const yamlText = JSON.parse(await (await fetch(`${url}/global_config_dict_yaml`)).text()) as string;
+      expect(yamlText).toContain(`prompt: ${prompt}\n`);
+      expect(yamlText).not.toMatch(/[&*]a\d/);
+      expect(parse(yamlText)).toEqual({ a: shared, b: shared, prompt, head_server: { host: "127.0.0.1", port: 1 } });
+    } finally {
+      await head.close();
+    }
+  });
+
   it("places every instance it knows and the head address its owner gives into the served config", async () => {
     const head = buildHeadServer({ instances: () => [agent], globalConfig: () => ({}), address: () => ({ host: "127.0.0.1", port: 11000 }) });
     const url = await listen(head);
