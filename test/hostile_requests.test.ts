@@ -43,6 +43,7 @@ interface Instance {
   process_name: string;
   url: string;
   pid: number;
+  start_time: number;
 }
 
 async function json<T>(url: string, init?: RequestInit): Promise<T> {
@@ -268,6 +269,8 @@ describe("gym env start --process-per-server", () => {
     const restarted = now.find((i) => i.process_name === "example_single_tool_call")!;
     expect(restarted.url).toBe(victim.url);
     expect(restarted.pid).not.toBe(victim.pid);
+    // Its uptime (NeMo Gym's start_time) counts from the restart.
+    expect(restarted.start_time).toBeGreaterThan(victim.start_time);
     env.child.kill("SIGTERM");
   }, 120_000);
 });
