@@ -81,8 +81,8 @@ export default async function main(): Promise<void> {
     { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, GYM_REQUEST_TIMEOUT_S: String(timeoutS) } },
   );
   await stdoutUntil(server, "head server:");
-  const instances = (await (await fetch(`http://127.0.0.1:${headPort}/server_instances`)).json()) as Array<{ name: string; url: string }>;
-  const agent = instances.find((i) => i.name === "example_single_tool_call_simple_agent")!.url;
+  const instances = (await (await fetch(`http://127.0.0.1:${headPort}/server_instances`)).json()) as Array<{ process_name: string; url: string }>;
+  const agent = instances.find((i) => i.process_name === "example_single_tool_call_simple_agent")!.url;
   const pid = server.pid!;
 
   const rows: Array<Array<string | number>> = [];

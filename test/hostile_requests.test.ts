@@ -38,10 +38,12 @@ function gym(args: string[]): { child: ChildProcess; stderr: () => string } {
   return { child, stderr: () => stderr };
 }
 
+/** A `/server_instances` record (NeMo Gym's shape: the instance name is `process_name`). */
 interface Instance {
-  name: string;
+  process_name: string;
   url: string;
   pid: number;
+  start_time: number;
 }
 
 async function json<T>(url: string, init?: RequestInit): Promise<T> {
@@ -56,7 +58,7 @@ async function startEnv(extra: string[] = []) {
   const started = gym(["env", "start", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "--head-port", String(headPort), ...extra]);
   await waitForOutput(started.child, (t) => t.includes("head server:"), 60_000);
   const instances = await json<Instance[]>(`${head}/server_instances`);
-  const url = (name: string) => instances.find((i) => i.name === name)!.url;
+  const url = (name: string) => instances.find((i) => i.process_name === name)!.url;
   return {
     ...started,
     head,
@@ -254,7 +256,7 @@ describe("gym env start under hostile requests", () => {
 describe("gym env start --process-per-server", () => {
   it("restarts a server whose process dies, on the same port, and says so", async () => {
     const env = await startEnv(["--process-per-server"]);
-    const victim = env.instances.find((i) => i.name === "example_single_tool_call")!;
+    const victim = env.instances.find((i) => i.process_name === "example_single_tool_call")!;
     expect(await runRollout(env.agent)).toBe(1);
     process.kill(victim.pid, "SIGKILL");
     while (!env.stderr().includes("is back on")) {
@@ -264,9 +266,11 @@ describe("gym env start --process-per-server", () => {
     expect(env.stderr()).toContain(`gym: server "example_single_tool_call" (pid ${victim.pid}) died unexpectedly (signal SIGKILL); restarting it on ${victim.url}`);
     expect(await runRollout(env.agent)).toBe(1);
     const now = await json<Instance[]>(`${env.head}/server_instances`);
-    const restarted = now.find((i) => i.name === "example_single_tool_call")!;
+    const restarted = now.find((i) => i.process_name === "example_single_tool_call")!;
     expect(restarted.url).toBe(victim.url);
     expect(restarted.pid).not.toBe(victim.pid);
+    // Its uptime (NeMo Gym's start_time) counts from the restart.
+    expect(restarted.start_time).toBeGreaterThan(victim.start_time);
     env.child.kill("SIGTERM");
   }, 120_000);
 });

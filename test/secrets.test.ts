@@ -13,6 +13,7 @@ import { call, NO_RETRY } from "../src/http/client.js";
 import { redactUrl, redactUrlsIn, urlCredentials } from "../src/config/url_secrets.js";
 import { listen } from "../src/http/server.js";
 import routingProxy from "../src/models/routing_proxy.js";
+import { decodeGlobalConfigText } from "../src/orchestrate/nemo_gym_config.js";
 import { freePort } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
 import { GYM, REPO_ROOT, readJsonlFile, runGym, startGym, waitForOutput } from "./helpers/cli.js";
@@ -201,8 +202,9 @@ describe("gym never shows the model URL's password or the API key", () => {
       server.stderr!.on("data", (d: Buffer) => (printed += d.toString()));
       try {
         await waitForOutput(server, (t) => t.includes("head server:"));
-        const dump = await (await fetch(`${headUrl}/global_config_dict_yaml`)).text();
+        const dump = decodeGlobalConfigText(await (await fetch(`${headUrl}/global_config_dict_yaml`)).text());
         expect(dump).toContain("user:***@127.0.0.1");
+        expect(dump).not.toContain(KEY);
         const status = await runGym(["env", "status", "--head-url", headUrl, "--json"]);
         expect(status.code).toBe(0);
         const instances = JSON.parse(status.stdout) as Array<{ replicas?: Array<{ url: string }> }>;

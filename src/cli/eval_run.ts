@@ -9,7 +9,8 @@ import { collateSplit } from "../collect/split_input.js";
 import { closeDispatcher } from "../http/client.js";
 import { totalRetries, type RetryStats } from "../http/retry_stats.js";
 import { RunRetries } from "../orchestrate/retry_totals.js";
-import { fetchInstances } from "../orchestrate/status.js";
+import { agentUrlsOf, fetchInstances } from "../orchestrate/status.js";
+import { redactUrl } from "../config/url_secrets.js";
 import { freePort, startServers, type RunningServers } from "../orchestrate/start.js";
 import { launchModelServer, type ModelServer } from "../orchestrate/model_server_process.js";
 import { shellQuote } from "../orchestrate/slurm.js";
@@ -96,11 +97,15 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       }
       await waitForModels(resolved.instances, run.modelReadyTimeoutS * 1000);
       servers = await startServers(resolved.instances, { headPort: 0, processPerServer: options.processPerServer, globalConfig: resolved.redacted, onServerEvent: notice });
-      agentUrls = new Map(servers.instances.filter((i) => i.server_type === "responses_api_agents").map((i) => [i.name, i.url]));
+      agentUrls = agentUrlsOf(servers.instances);
       retries = await RunRetries.start(servers.instances);
     } else {
+      // Gymkit's head or NeMo Gym's: agents are known by instance name (NeMo Gym's `process_name`).
       const instances = await fetchInstances(options.headUrl);
-      agentUrls = new Map(instances.filter((i) => i.server_type === "responses_api_agents").map((i) => [i.name, i.url]));
+      agentUrls = agentUrlsOf(instances);
+      if (options.agent !== undefined && !agentUrls.has(options.agent)) {
+        throw new UsageError(`--agent ${options.agent}: the head server at ${redactUrl(options.headUrl)} runs no agent of that name; its agents: ${[...agentUrls.keys()].join(", ") || "(none)"}`);
+      }
       retries = await RunRetries.start(instances);
     }
     if (agentUrls.size === 0) throw new UsageError("the config defines no agent (responses_api_agents); add --resources-server ID or a config that defines one");

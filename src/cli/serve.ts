@@ -7,7 +7,7 @@ import { closeDispatcher } from "../http/client.js";
 import { createServer, listen } from "../http/server.js";
 import { waitForModels } from "../orchestrate/readiness.js";
 import { startServers, type RunningServers } from "../orchestrate/start.js";
-import { fetchInstances } from "../orchestrate/status.js";
+import { agentUrlsOf, fetchInstances } from "../orchestrate/status.js";
 import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { UsageError } from "./exit.js";
 import { table } from "./table.js";
@@ -28,9 +28,6 @@ function portNumber(flag: string, value: string): number {
   return port;
 }
 
-const agentsOf = (instances: Array<{ name: string; url: string; server_type: string }>) =>
-  new Map(instances.filter((i) => i.server_type === "responses_api_agents").map((i) => [i.name, i.url]));
-
 export async function serve(overrides: string[], options: ServeOptions): Promise<void> {
   const port = portNumber("--port", options.port);
   const headPort = portNumber("--head-port", options.headPort);
@@ -45,7 +42,7 @@ export async function serve(overrides: string[], options: ServeOptions): Promise
     const headUrl = options.headUrl;
     await fetchInstances(headUrl);
     // Asked per request: servers behind the head may be restarted or added between trainer steps.
-    agents = async () => agentsOf(await fetchInstances(headUrl));
+    agents = async () => agentUrlsOf(await fetchInstances(headUrl));
   } else {
     const resolved = await resolveCliConfig(overrides, options, { command: "serve" });
     if (!resolved.instances.some((i) => i.type === "responses_api_agents")) {
@@ -59,7 +56,7 @@ export async function serve(overrides: string[], options: ServeOptions): Promise
       globalConfig: resolved.redacted,
       onServerEvent: (message) => process.stderr.write(`gym: ${message}\n`),
     });
-    const started = agentsOf(servers.instances);
+    const started = agentUrlsOf(servers.instances);
     agents = async () => started;
     const rows = servers.instances.map((i) => [i.name, i.server_type, i.implementation, i.url, String(i.pid)]);
     process.stdout.write(`${table(["NAME", "TYPE", "IMPLEMENTATION", "URL", "PID"], rows)}\n\nhead server: ${servers.headUrl}\n`);

@@ -5,7 +5,7 @@
 // - `head_server: {host, port}` names the head server;
 // - the head answers `GET /global_config_dict_yaml` with the YAML text encoded as a JSON string
 //   (its handler returns a str, which FastAPI sends as JSON), and clients `json.loads` it.
-import { stringify } from "yaml";
+import { toYaml } from "../config/to_yaml.js";
 import type { ServerType } from "../protocol/index.js";
 
 /** Where one server instance listens. */
@@ -44,9 +44,12 @@ export function placedConfig(config: unknown, placements: readonly Placement[], 
   return out;
 }
 
-/** The body of `GET /global_config_dict_yaml`: the YAML text as a JSON string, as NeMo Gym's head sends it. */
+/**
+ * The body of `GET /global_config_dict_yaml`: the YAML text as a JSON string, as NeMo Gym's head sends
+ * it. Written by toYaml: no folded lines, no anchors/aliases for objects the config shares.
+ */
 export function encodeGlobalConfig(config: unknown): string {
-  return JSON.stringify(stringify(config));
+  return JSON.stringify(toYaml(config));
 }
 
 /**

@@ -10,15 +10,16 @@ import { addRetryStats, emptyRetryStats, retryStats, retryStatsSince, RETRIES_PA
 import { callJson, joinUrl, NO_RETRY } from "../http/client.js";
 
 interface Located {
-  url: string;
-  pid?: number;
+  url: string | null;
+  /** Null or absent when the head does not say (NeMo Gym's records may leave it out). */
+  pid?: number | null;
 }
 
 /** One server per process other than this one: each process's counters cover all its servers. */
 function otherProcesses(instances: readonly Located[]): string[] {
   const seen = new Map<number, string>();
   for (const instance of instances) {
-    if (typeof instance.pid !== "number" || instance.pid <= 0 || instance.pid === process.pid) continue;
+    if (instance.url === null || typeof instance.pid !== "number" || instance.pid <= 0 || instance.pid === process.pid) continue;
     if (!seen.has(instance.pid)) seen.set(instance.pid, instance.url);
   }
   return [...seen.values()];

@@ -9,6 +9,7 @@ import { fastifyOf, listen } from "../http/server.js";
 import { collectReplicaPools, serveReplicaStats } from "../models/replicas.js";
 import type { ServerRef, ServerType } from "../protocol/index.js";
 import { buildHeadServer, DEFAULT_HEAD_HOST, type InstanceInfo } from "./head.js";
+import type { HeadAddress } from "./nemo_gym_config.js";
 import type { InstanceContext, ServerImplementation } from "../http/implementation.js";
 import { loadImplementation, PACKAGE_ROOT } from "./registry.js";
 
@@ -70,13 +71,18 @@ export function refResolver(urls: ReadonlyMap<string, string>, types: ReadonlyMa
 export async function startServers(specs: InstanceSpec[], options: StartOptions = {}): Promise<RunningServers> {
   const ordered = [...specs].sort((a, b) => START_ORDER.indexOf(a.type) - START_ORDER.indexOf(b.type));
   const running = options.processPerServer ? await startChildren(ordered, options.onServerEvent ?? (() => {})) : await startInProcess(ordered);
-  const head = buildHeadServer(
-    () => running.instances,
-    () => options.globalConfig ?? {},
-  );
+  const headHost = options.headHost ?? DEFAULT_HEAD_HOST;
+  // The served config names the head; with port 0 its real port is known only after listen.
+  let headAddress: HeadAddress = { host: headHost, port: options.headPort ?? 0 };
+  const head = buildHeadServer({
+    instances: () => running.instances,
+    globalConfig: () => options.globalConfig ?? {},
+    address: () => headAddress,
+  });
   let headUrl: string;
   try {
-    headUrl = await listen(head, { host: options.headHost ?? DEFAULT_HEAD_HOST, port: options.headPort ?? 0 });
+    headUrl = await listen(head, { host: headHost, port: options.headPort ?? 0 });
+    headAddress = { host: headHost, port: Number(new URL(headUrl).port) };
   } catch (error) {
     await running.stop();
     const code = (error as { code?: string }).code;
@@ -117,6 +123,7 @@ async function startInProcess(specs: InstanceSpec[]): Promise<Started> {
   };
   try {
     for (const spec of specs) {
+      const startTime = nowSeconds();
       const implementation = await loadImplementation(spec.type, spec.implementation, spec.entrypoint);
       const config = implementation.configSchema.parse(stripPlacement(spec.fields));
       const app = await buildInstance(implementation, { name: spec.name, config, urlOf });
@@ -124,7 +131,7 @@ async function startInProcess(specs: InstanceSpec[]): Promise<Started> {
       const host = hostOf(spec);
       const url = await listen(app, { host, port: portOf(spec) });
       urls.set(spec.name, url);
-      instances.push({ name: spec.name, server_type: spec.type, implementation: spec.implementation, host, port: Number(new URL(url).port), url, pid: process.pid });
+      instances.push({ name: spec.name, server_type: spec.type, implementation: spec.implementation, host, port: Number(new URL(url).port), url, pid: process.pid, start_time: startTime });
     }
   } catch (error) {
     await stop();
@@ -148,6 +155,11 @@ export async function buildInstance<C>(implementation: ServerImplementation<C>, 
     app.addHook("onClose", async () => pools.forEach((pool) => pool.close()));
   }
   return built;
+}
+
+/** Seconds since the epoch, as NeMo Gym's `start_time` (Python's `time()`) counts them. */
+function nowSeconds(): number {
+  return Date.now() / 1000;
 }
 
 function stripPlacement(fields: Record<string, unknown>): Record<string, unknown> {
@@ -209,12 +221,15 @@ async function startChildren(specs: InstanceSpec[], report: (message: string) =>
     stopping = true;
     await Promise.all([...current.values()].map((child) => stopChild(child)));
   };
+  /** When each instance's current child was started (NeMo Gym's `start_time`). */
+  const startTimes = new Map<string, number>();
   const launch = async ({ spec, host, port }: (typeof placed)[number]): Promise<ChildProcess> => {
     const childSpec: ChildSpec = { instance: spec, host, port, urls, types };
     // An IPC channel: it carries the spec in, and the child exits when it closes, so a dead parent
     // never leaves orphans on ports.
     const child = fork(CHILD_ENTRY, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
     current.set(spec.name, child);
+    startTimes.set(spec.name, nowSeconds());
     const ready = waitReady(child, spec.name);
     // With a callback a closed channel is not an unhandled 'error': waitReady reports the exit.
     child.send({ spec: childSpec }, () => {});
@@ -235,6 +250,7 @@ async function startChildren(specs: InstanceSpec[], report: (message: string) =>
     port,
     url,
     pid: current.get(spec.name)?.pid ?? 0,
+    start_time: startTimes.get(spec.name) ?? nowSeconds(),
   }));
 
   // Supervision: a child that dies on its own (a crash, the OOM killer) would leave its port dead and
@@ -260,6 +276,7 @@ async function startChildren(specs: InstanceSpec[], report: (message: string) =>
         (next) => {
           if (stopping) return void stopChild(next);
           instance.pid = next.pid ?? 0;
+          instance.start_time = startTimes.get(place.spec.name) ?? nowSeconds();
           report(`server "${place.spec.name}" is back on ${place.url} (pid ${instance.pid})`);
           supervise(place, instance, next, [...recent, now]);
         },
