@@ -31,19 +31,23 @@ describe("gym eval reverify", () => {
 
   it("re-scores stored rollouts with no model, and a tampered answer loses its reward", async () => {
     const rows = readLines(rollouts);
+    // A rollout line keeps only what the verify response declares; the row it was made from is in the
+    // run's materialized inputs, which reverify pairs with it (as NeMo Gym's reverify does).
+    const materialized = rollouts.replace(/\.jsonl$/, "_materialized_inputs.jsonl");
+    const inputOf = new Map(readLines(materialized).map((r) => [`${r._ng_task_index}:${r._ng_rollout_index}`, r]));
     // Tamper with one stored rollout: its last extract call now lists the values in the wrong order.
     const tampered = rows.map((row, i) => {
       if (i !== 3) return row;
       const copy = structuredClone(row);
       const call = [...copy.response.output].reverse().find((item: any) => item.type === "function_call" && item.name === "extract_synonym_values");
-      call.arguments = JSON.stringify({ synonym_values: [...row.expected_synonym_values].reverse() });
+      call.arguments = JSON.stringify({ synonym_values: [...inputOf.get(`${row._ng_task_index}:${row._ng_rollout_index}`)!.expected_synonym_values].reverse() });
       return copy;
     });
     const input = join(dir, "tampered.jsonl");
     writeFileSync(input, tampered.map((r) => JSON.stringify(r)).join("\n") + "\n");
     const output = join(dir, "reverified.jsonl");
     // No model flags at all: reverify never calls a model.
-    const result = await runGym(["eval", "reverify", "--resources-server", "example_multi_step", "--rollouts", input, "-o", output, "--force", "--quiet"]);
+    const result = await runGym(["eval", "reverify", "--resources-server", "example_multi_step", "--rollouts", input, "--materialized-inputs", materialized, "-o", output, "--force", "--quiet"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const out = readLines(output);

@@ -9,6 +9,8 @@ export default defineEnvironment({
   configSchema: z.strictObject({ locale: z.string().default("en") }),
   // Row fields /verify reads; a row without them gets a 422 naming the field.
   rowFields: { sentence: z.string(), expected_count: z.number().int() },
+  // Row fields the verify response (and so the rollout line) carries back; by default none, as NeMo Gym.
+  verifyEchoes: ["expected_count"],
   // Made once per running instance and handed to every handler as ctx.resources.
   setup: ({ config }) => new Intl.Segmenter(config.locale, { granularity: "word" }),
   tools: {

@@ -1,6 +1,8 @@
 // `gym eval reverify`: start only the environments (and any model they use, e.g. a judge), check each
 // is safe to re-verify, and score stored rollouts again.
+import { existsSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
+import { siblingPaths } from "../collect/paths.js";
 import { reverify, reverifyRunFiles } from "../collect/reverify.js";
 import { checkRunFiles } from "../collect/run_files.js";
 import { callJson, closeDispatcher, joinUrl } from "../http/client.js";
@@ -14,6 +16,7 @@ import { ProgressPrinter } from "./progress.js";
 
 interface ReverifyCliOptions extends CliConfigOptions {
   rollouts: string;
+  materializedInputs?: string;
   output: string;
   concurrency?: string;
   maxFailures?: string;
@@ -31,7 +34,12 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
   const concurrency = Number(options.concurrency ?? resolved.config.num_samples_in_parallel ?? 16);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a whole number ≥ 1, got ${options.concurrency}`);
   const { resume, overwrite } = resumeAndOverwrite(options, resolved.config);
-  const fileOptions = { rolloutsPath: resolvePath(options.rollouts), outputPath: resolvePath(options.output), resume, overwrite };
+  const rolloutsPath = resolvePath(options.rollouts);
+  // The rows the rollouts were made from: named, or the run's own file beside the rollouts when it is there.
+  const besideRollouts = siblingPaths(rolloutsPath).materialized;
+  const materializedInputsPath = options.materializedInputs !== undefined ? resolvePath(options.materializedInputs) : existsSync(besideRollouts) ? besideRollouts : undefined;
+  if (materializedInputsPath !== undefined && !existsSync(materializedInputsPath)) throw new UsageError(`--materialized-inputs ${options.materializedInputs}: no such file`);
+  const fileOptions = { rolloutsPath, materializedInputsPath, outputPath: resolvePath(options.output), resume, overwrite };
   // Before any server starts: the stored rollouts are never written, and no earlier output is replaced unasked.
   const checkedFiles = reverifyRunFiles(fileOptions);
   checkRunFiles(checkedFiles, (m) => process.stderr.write(`gym: ${m}\n`));

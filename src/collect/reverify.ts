@@ -1,17 +1,27 @@
 // `gym eval reverify`: re-run an environment's `/verify` on stored rollouts (row fields + the stored
 // `response`; no model calls), with the collector's concurrency, failure accounting and resume.
 // This is also how recorded outputs are scored offline.
+// A rollout line holds only what its environment's verify response declares, not the whole row; as
+// NeMo Gym's reverify does (07d6b0d, nemo_gym/rollout_reverification.py), the row comes from the
+// run's materialized inputs, paired by (task, rollout), and only `response` from the rollout.
+import { closeSync, openSync } from "node:fs";
 import { call, CallError, joinUrl, truncate } from "../http/client.js";
 import { runPlanned, type CollectSummary } from "./collect.js";
 import type { FailureLimit, Progress, Stall, WorkItem } from "./scheduler.js";
 import { readJsonl, JsonlError } from "./jsonl.js";
-import { resultLine } from "./lines.js";
+import { pairKey, pairOfLine, resultLine } from "./lines.js";
+import { readAt, scanLines } from "./line_scan.js";
 import { fingerprintOf } from "./fingerprint.js";
 import { PlanError, writeAtomically } from "./plan.js";
 import { once, type RunFiles } from "./run_files.js";
 
 export interface ReverifyOptions {
   rolloutsPath: string;
+  /**
+   * The run's `<stem>_materialized_inputs.jsonl`, whose rows are paired with the rollouts. Without it
+   * (files of NeMo Gym releases before materialized inputs) each rollout line is its own request.
+   */
+  materializedInputsPath?: string;
   outputPath: string;
   /** Which environment verifies a stored rollout of this agent (undefined name: rollouts without agent_ref). */
   environmentOf: (agent: string | undefined) => { name: string; url: string } | undefined;
@@ -29,9 +39,12 @@ export interface ReverifyOptions {
 }
 
 /** The stored rollouts and the output of a reverify, for checking them before servers start. */
-export function reverifyRunFiles(options: Pick<ReverifyOptions, "rolloutsPath" | "outputPath" | "resume" | "overwrite">): RunFiles {
+export function reverifyRunFiles(options: Pick<ReverifyOptions, "rolloutsPath" | "materializedInputsPath" | "outputPath" | "resume" | "overwrite">): RunFiles {
   return {
-    inputs: [{ path: options.rolloutsPath, role: "the --rollouts file" }],
+    inputs: [
+      { path: options.rolloutsPath, role: "the --rollouts file" },
+      ...(options.materializedInputsPath ? [{ path: options.materializedInputsPath, role: "the --materialized-inputs file" }] : []),
+    ],
     outputPath: options.outputPath,
     resume: options.resume,
     overwrite: options.overwrite,
@@ -47,9 +60,30 @@ export function verifyRequestOf(rollout: Record<string, unknown>): Record<string
   return Object.fromEntries(Object.entries(rollout).filter(([key]) => !VERIFY_OUTPUTS.test(key)));
 }
 
+/** Where each (task, rollout) row of a materialized-inputs file is: 16 bytes per row, rows read on demand. */
+function indexRows(path: string): (task: number, rollout: number) => Record<string, unknown> | undefined {
+  const at = new Map<number, [number, number]>();
+  for (const { text, offset, length, line } of scanLines(path)) {
+    const pair = pairOfLine(text);
+    if (!pair) throw new JsonlError(path, line, "a materialized input needs `_ng_task_index` and `_ng_rollout_index`");
+    at.set(pairKey(pair[0], pair[1]), [offset, length]);
+  }
+  return (task, rollout) => {
+    const place = at.get(pairKey(task, rollout));
+    if (!place) return undefined;
+    const fd = openSync(path, "r");
+    try {
+      return JSON.parse(readAt(fd, place[0], place[1]).toString("utf8")) as Record<string, unknown>;
+    } finally {
+      closeSync(fd);
+    }
+  };
+}
+
 export async function reverify(options: ReverifyOptions): Promise<CollectSummary> {
   const writePlan = async (planPath: string) => {
     let total = 0;
+    const inputOf = options.materializedInputsPath ? indexRows(options.materializedInputsPath) : undefined;
     await writeAtomically(planPath, async (write) => {
       for await (const line of readJsonl(options.rolloutsPath)) {
         const row = line.value;
@@ -62,7 +96,13 @@ export async function reverify(options: ReverifyOptions): Promise<CollectSummary
         // NeMo Gym rollout files carry no indices: each line is then its own task.
         const task = typeof row._ng_task_index === "number" ? row._ng_task_index : line.line - 1;
         const rollout = typeof row._ng_rollout_index === "number" ? row._ng_rollout_index : 0;
-        const planned = { ...verifyRequestOf(row), agent_ref: { type: "responses_api_agents", name: agent ?? environment.name } };
+        let request = verifyRequestOf(row);
+        if (inputOf) {
+          const input = inputOf(task, rollout);
+          if (!input) throw new JsonlError(options.rolloutsPath, line.line, `no row of ${options.materializedInputsPath} has _ng_task_index ${task} and _ng_rollout_index ${rollout}: pass the run's own --materialized-inputs`);
+          request = { ...input, response: row.response };
+        }
+        const planned = { ...request, agent_ref: { type: "responses_api_agents", name: agent ?? environment.name } };
         write(resultLine(task, rollout, planned));
         total++;
       }

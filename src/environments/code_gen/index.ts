@@ -108,7 +108,7 @@ export function codeGenMetrics(rows: Array<Record<string, unknown>>, defaults: A
   const key_metrics: Record<string, number> = {};
   const agent_metrics: Record<string, number> = { ...defaults.agent_metrics, ...metrics };
   for (const usage of ["input_tokens", "output_tokens"]) {
-    const value = agent_metrics[`mean/usage/${usage}`] ?? agent_metrics[`mean/${usage}`];
+    const value = agent_metrics[`mean/${usage}`];
     if (value !== undefined) key_metrics[`mean/${usage}`] = value;
   }
   const avgK = highestK(metrics, "avg");

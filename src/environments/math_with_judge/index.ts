@@ -92,7 +92,7 @@ export function mathMetrics(rows: Array<Record<string, unknown>>, defaults: Aggr
   const agent_metrics = { ...defaults.agent_metrics, ...metrics };
   const key_metrics: Record<string, number> = {};
   for (const usage of ["input_tokens", "output_tokens"]) {
-    const value = agent_metrics[`mean/usage/${usage}`] ?? agent_metrics[`mean/${usage}`];
+    const value = agent_metrics[`mean/${usage}`];
     if (value !== undefined) key_metrics[`mean/${usage}`] = value;
   }
   const avgK = highestK(metrics, "avg");
