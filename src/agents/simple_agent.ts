@@ -8,6 +8,8 @@ import { parseOr422 } from "../http/errors.js";
 import { abortOnHangUp, sendJson } from "../http/reply.js";
 import { asHttpApp, createServer, rolloutBodyLimit, sessionCookieName } from "../http/server.js";
 import { ROLLOUT_HEADER, rolloutHeaderValue } from "../protocol/index.js";
+import { asNemoGymCreateParams, asNemoGymResponse } from "../protocol/nemo_gym_models.js";
+import { ROLLOUT_FLOATS } from "../protocol/python_json.js";
 import type { InstanceContext, ServerImplementation } from "../http/implementation.js";
 import { DataRow, ResponsesCreateParams, ServerRef } from "../protocol/index.js";
 import { runEpisode } from "./episode.js";
@@ -81,7 +83,9 @@ const implementation: ServerImplementation<SimpleAgentConfig> = {
       await clients.environment.seedSession(row);
       const response = await episode(row.responses_create_params, clients);
       if (config.skip_verification) {
-        return sendJson(reply, { ...row, response, reward: config.skip_verification_reward, verification_skipped: true });
+        // As NeMo Gym's agent answers it (07d6b0d): the whole run request as its model dumps it, then the response.
+        const skipped = { ...row, responses_create_params: asNemoGymCreateParams(row.responses_create_params), response: asNemoGymResponse(response), reward: config.skip_verification_reward, verification_skipped: true };
+        return sendJson(reply, skipped, ROLLOUT_FLOATS);
       }
       // The environment's reply byte for byte: extras we do not know about reach the collector untouched.
       return reply.type("application/json").send(await clients.environment.verify({ ...row, response }));
