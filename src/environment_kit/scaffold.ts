@@ -49,6 +49,8 @@ export default defineEnvironment({
   configSchema: z.strictObject({ case_sensitive: z.boolean().default(false) }),
   // Row fields /verify reads (a row without them is answered 422, naming the field).
   rowFields: { expected_answer: z.string() },
+  // Row fields the verify response (so every rollout line) carries back; NeMo Gym's math servers declare the gold too.
+  verifyEchoes: ["expected_answer"],
   tools: {
     lookup_capital: {
       description: "Look up the capital city of a country.",
