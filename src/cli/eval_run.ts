@@ -15,7 +15,7 @@ import { launchModelServer, type ModelServer } from "../orchestrate/model_server
 import { shellQuote } from "../orchestrate/slurm.js";
 import { siblingPaths } from "../collect/paths.js";
 import { waitForModels } from "../orchestrate/readiness.js";
-import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
 import { describeRetries, ProgressPrinter } from "./progress.js";
 import { parseModelServerFlags, parseRunOptions, parseShardAndResume, type RunFlags } from "./run_options.js";
@@ -95,9 +95,21 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
         await modelServer.ready();
       }
       await waitForModels(resolved.instances, run.modelReadyTimeoutS * 1000);
-      servers = await startServers(resolved.instances, { headPort: 0, processPerServer: options.processPerServer, globalConfig: resolved.redacted, onServerEvent: notice });
+      const pythonLogDir = siblingPaths(resolvePath(output)).serverLogs;
+      const pythonServers = resolved.instances.filter((i) => i.python).map((i) => i.name);
+      const externalNames = new Set(resolved.instances.filter((i) => i.externalUrl).map((i) => i.name));
+      if (pythonServers.length > 0) notice(`starting NeMo Gym Python server(s) ${pythonServers.join(", ")}; their output: ${pythonLogDir}/<instance>.log`);
+      servers = await startServers(resolved.instances, {
+        headPort: 0,
+        processPerServer: options.processPerServer,
+        globalConfig: resolved.redacted,
+        onServerEvent: notice,
+        ...nemoGymStartOptions(resolved, options),
+        pythonLogDir,
+      });
       agentUrls = new Map(servers.instances.filter((i) => i.server_type === "responses_api_agents").map((i) => [i.name, i.url]));
-      retries = await RunRetries.start(servers.instances);
+      // NeMo Gym Python servers and servers given by url are not Gymkit processes: they keep no retry counters.
+      retries = await RunRetries.start(servers.instances.filter((i) => i.dir_path === undefined && !externalNames.has(i.name)));
     } else {
       const instances = await fetchInstances(options.headUrl);
       agentUrls = new Map(instances.filter((i) => i.server_type === "responses_api_agents").map((i) => [i.name, i.url]));

@@ -8,7 +8,7 @@ import { createServer, listen } from "../http/server.js";
 import { waitForModels } from "../orchestrate/readiness.js";
 import { startServers, type RunningServers } from "../orchestrate/start.js";
 import { fetchInstances } from "../orchestrate/status.js";
-import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { UsageError } from "./exit.js";
 import { table } from "./table.js";
 
@@ -58,6 +58,7 @@ export async function serve(overrides: string[], options: ServeOptions): Promise
       processPerServer: options.processPerServer,
       globalConfig: resolved.redacted,
       onServerEvent: (message) => process.stderr.write(`gym: ${message}\n`),
+      ...nemoGymStartOptions(resolved, options),
     });
     const started = agentsOf(servers.instances);
     agents = async () => started;

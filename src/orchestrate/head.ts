@@ -2,10 +2,10 @@
 // tools started later (`gym env status`, `gym eval run --no-serve`) can find them, and serves the
 // rollout service over the agents it knows.
 import type { FastifyInstance } from "fastify";
-import { stringify } from "yaml";
 import { mountRolloutService } from "../collect/service.js";
 import { createServer } from "../http/server.js";
 import type { ServerType } from "../protocol/index.js";
+import { encodeGlobalConfig } from "./nemo_gym_config.js";
 
 export interface InstanceInfo {
   name: string;
@@ -28,8 +28,8 @@ export const DEFAULT_HEAD_PORT = 11000;
 export function buildHeadServer(instances: () => InstanceInfo[], globalConfig: () => unknown): FastifyInstance {
   const app = createServer({ name: "head" });
   app.get("/server_instances", async () => instances());
-  // NeMo Gym returns the YAML text as a JSON string.
-  app.get("/global_config_dict_yaml", async () => stringify(globalConfig()));
+  // NeMo Gym returns the YAML text as a JSON string (its servers `json.loads` it as they boot).
+  app.get("/global_config_dict_yaml", async (_request, reply) => reply.type("application/json").send(encodeGlobalConfig(globalConfig())));
   // `POST /v1/rollouts`: trainers stream rollouts from the agents this head knows (collect/service.ts).
   mountRolloutService(app, { agents: () => new Map(instances().filter((i) => i.server_type === "responses_api_agents").map((i) => [i.name, i.url])) });
   return app;
