@@ -41,7 +41,7 @@ function configOptions(command: Command): Command {
     .option("--model-path <file>", "a GGUF file for --model-type local_model (sets policy_model_path)")
     .option("--nemo-gym-root <dir>", "a NeMo Gym checkout: its Python servers (entrypoint: app.py) run from there (default: $NEMO_GYM_ROOT)")
     .option("--nemo-gym-python <path>", "the Python that runs NeMo Gym servers (config key nemo_gym_python; default: each server's .venv)")
-    .option("--nemo-gym-ready-timeout <s>", "how long a NeMo Gym Python server may take to answer GET / (default 600)")
+    .option("--nemo-gym-ready-timeout <s>", "how long a NeMo Gym Python server may take to answer GET / (default 600; a server given by url: at most 30)")
     .argument("[overrides...]", "Hydra-style overrides: key=value, +key=value, ++key=value");
 }
 

@@ -89,7 +89,7 @@ export function refResolver(urls: ReadonlyMap<string, string>, types: ReadonlyMa
 }
 
 export const DEFAULT_PYTHON_READY_TIMEOUT_MS = 600_000;
-/** A server given by `url` is already up: it gets this long to answer `GET /`. */
+/** A server given by `url` is already up: it gets this long (or the Python timeout, if shorter) to answer `GET /`. */
 const EXTERNAL_READY_TIMEOUT_MS = 30_000;
 
 export async function startServers(specs: InstanceSpec[], options: StartOptions = {}): Promise<RunningServers> {
@@ -154,9 +154,10 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
   try {
     await Promise.all(
       external.map(async (info) => {
-        const error = await waitAnswering(info.url, EXTERNAL_READY_TIMEOUT_MS);
+        const timeoutMs = Math.min(EXTERNAL_READY_TIMEOUT_MS, options.pythonReadyTimeoutMs ?? EXTERNAL_READY_TIMEOUT_MS);
+        const error = await waitAnswering(info.url, timeoutMs);
         if (error !== undefined) {
-          throw new PythonServerError(`server "${info.name}" given by url ${info.url} did not answer GET / within ${EXTERNAL_READY_TIMEOUT_MS / 1000} s (${error}); start it first, or fix its url`);
+          throw new PythonServerError(`server "${info.name}" given by url ${info.url} did not answer GET / within ${timeoutMs / 1000} s (${error}); start it first, or fix its url`);
         }
       }),
     );
