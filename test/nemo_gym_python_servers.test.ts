@@ -186,7 +186,7 @@ describe("NeMo Gym Python servers launched by gym", () => {
     copyFileSync(join(STANDIN, "configs", "standin_env.yaml"), config);
     const result = await runGym(["env", "resolve", "--config", config, ...model], { cwd: dir, env: { NEMO_GYM_ROOT: "" } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("`standin_env`: Gymkit has no built-in of that name");
+    expect(result.stderr).toContain("implementation `standin_env`, which does not exist: Gymkit has no built-in of that name");
     expect(result.stderr).toContain("example_single_tool_call");
     expect(result.stderr).toContain("--nemo-gym-root");
     expect(result.stderr).toContain("--nemo-gym-python");

@@ -183,7 +183,7 @@ function pythonInstance(
   const root = nemoGymRoot ?? (configFile && existsSync(configFile) ? checkoutOfConfigFile(configFile, type, id) : undefined);
   if (root === undefined) {
     problems.add(
-      `Instance \`${name}\`${from()} uses the ${type} implementation \`${id}\`: Gymkit has no built-in of that name.${didYouMean(id, known)} Built-in ${type}: ${listNames(known)}. ` +
+      `Instance \`${name}\`${from()} uses the ${type} implementation \`${id}\`, which does not exist: Gymkit has no built-in of that name.${didYouMean(id, known)} Available ${type}: ${listNames(known)}. ` +
         `Its entrypoint \`${entrypoint}\` is a NeMo Gym Python server; to run it, pass --nemo-gym-root DIR (or set NEMO_GYM_ROOT) naming a NeMo Gym checkout that holds ${type}/${id}/, ` +
         `whose venv NeMo Gym has built (${type}/${id}/.venv, e.g. by one \`ng_run\` of this config), or name the Python with --nemo-gym-python PATH (config key nemo_gym_python). ` +
         `If it already runs elsewhere, set \`${name}.${type}.${id}.url: http://host:port\` instead.`,
