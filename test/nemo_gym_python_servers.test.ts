@@ -154,6 +154,28 @@ describe("NeMo Gym Python servers launched by gym", () => {
     }
   }, 240_000);
 
+  it("Ctrl-C of gym eval run stops the Python server too (it runs in its own process group, which the terminal's Ctrl-C does not reach)", async () => {
+    const slow = await startFakeEngine({ delayMs: 60_000 });
+    const output = join(dir, "interrupted.jsonl");
+    const run = startGym(
+      ["eval", "run", "--nemo-gym-root", CHECKOUT, "--nemo-gym-python", PYTHON, "--config", STANDIN_CONFIG_REL, "--model-type", "openai_model", "--model-url", slow.baseUrl, "--model", "fake-model", "-i", join(STANDIN, "data", "example.jsonl"), "-o", output, "-a", "standin_env_simple_agent", "--quiet"],
+      { cwd: dir },
+    );
+    try {
+      const logPath = join(dir, "interrupted_server_logs", "standin_env.log");
+      // In flight: the server has seeded a session and the model call hangs.
+      for (let i = 0; i < 240 && !(existsSync(logPath) && readFileSync(logPath, "utf8").includes("POST /seed_session")); i++) await new Promise((r) => setTimeout(r, 250));
+      const pid = bootedPid(readFileSync(logPath, "utf8"));
+      run.kill("SIGINT");
+      const code = await new Promise<number | null>((r) => run.once("exit", (c) => r(c)));
+      expect(code).toBe(130);
+      expect(await gone(pid)).toBe(true);
+    } finally {
+      run.kill("SIGKILL");
+      await slow.close();
+    }
+  }, 180_000);
+
   it("a server given by url that does not answer fails the run before any rollout, naming it", async () => {
     const result = await runGym(
       ["eval", "run", "--config", join(STANDIN, "configs", "standin_env.yaml"), "++standin_env.resources_servers.standin_env.url=http://127.0.0.1:9", "--nemo-gym-ready-timeout", "2", ...model, "-i", join(STANDIN, "data", "example.jsonl"), "-o", join(dir, "dead_url.jsonl"), "-a", "standin_env_simple_agent", "--quiet"],

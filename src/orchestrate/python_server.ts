@@ -83,6 +83,8 @@ export interface PythonLaunch {
   /** Each line it prints, when the caller echoes them (prefixed with the instance name by the caller). */
   onLine?: (line: string) => void;
   readyTimeoutMs: number;
+  /** Aborted when another server of the run failed to start: this one stops booting and is stopped. */
+  signal?: AbortSignal;
 }
 
 export interface PythonServer {
@@ -147,6 +149,10 @@ export async function launchPythonServer(launch: PythonLaunch): Promise<PythonSe
   const failure = await Promise.race([
     waitAnswering(url, launch.readyTimeoutMs).then((error) => (error === undefined ? undefined : `did not answer GET ${url}/ within ${Math.round(launch.readyTimeoutMs / 1000)} s (${error})`)),
     exited.then((how) => `exited during start-up (${how})`),
+    new Promise<string>((resolveAbort) => {
+      if (launch.signal?.aborted) resolveAbort("was stopped: another server failed to start");
+      launch.signal?.addEventListener("abort", () => resolveAbort("was stopped: another server failed to start"), { once: true });
+    }),
   ]);
   if (failure !== undefined) {
     await stop();

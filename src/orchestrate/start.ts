@@ -168,10 +168,13 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
       placements = all;
       const childConfig = nemoGymChildConfig(options.nemoGymConfig ?? options.globalConfig ?? {}, all, headAddress);
       const logDir = options.pythonLogDir ?? join(process.cwd(), "gym_logs");
-      await Promise.all(
+      const abort = new AbortController();
+      const launched = await Promise.allSettled(
         pythonSpecs.map(async (spec, i) => {
           const info = pythonPlaced[i]!;
+          const logPath = join(logDir, `${spec.name.replace(/\//g, "_")}.log`);
           const server = await launchPythonServer({
+            signal: abort.signal,
             name: spec.name,
             type: spec.type,
             implementation: spec.implementation,
@@ -180,18 +183,25 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
             host: info.host,
             port: info.port,
             config: childConfig,
-            logPath: join(logDir, `${spec.name.replace(/\//g, "_")}.log`),
+            logPath,
             onLine: options.onServerLine && ((line) => options.onServerLine!(spec.name, line)),
             readyTimeoutMs: options.pythonReadyTimeoutMs ?? DEFAULT_PYTHON_READY_TIMEOUT_MS,
+          }).catch((error: unknown) => {
+            abort.abort();
+            throw error;
           });
           pythonServers.push(server);
           info.pid = server.pid;
           info.start_time = server.startTime;
-          instances.push(info);
-          if (instances.length === all.length) placements = instances;
-          server.onUnexpectedExit((how) => options.onServerEvent?.(`NeMo Gym server "${spec.name}" (pid ${server.pid}) exited (${how}); ${info.url} is down (log: ${join(logDir, `${spec.name}.log`)})`));
+          server.onUnexpectedExit((how) => options.onServerEvent?.(`NeMo Gym server "${spec.name}" (pid ${server.pid}) exited (${how}); ${info.url} is down (log: ${logPath})`));
         }),
       );
+      // Every launch has settled (each failed one stopped itself), so stop() below reaches every live one.
+      // The first failure is the cause; the others were stopped because of it.
+      const failed = launched.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed) throw failed.reason;
+      instances.push(...pythonPlaced);
+      placements = instances;
     }
   } catch (error) {
     await stop();
