@@ -11,7 +11,7 @@ const ALL: readonly ConfigCommand[] = ["env start", "env resolve", "eval run", "
 // `eval submit` writes `eval run` command lines, so it reads (and checks) what `eval run` reads.
 const RUN: readonly ConfigCommand[] = ["eval run", "eval submit"];
 // Commands that start servers, NeMo Gym Python ones among them (orchestrate/python_server.ts).
-const SERVE: readonly ConfigCommand[] = ["env start", "env resolve", "eval run", "eval submit", "serve"];
+const SERVE: readonly ConfigCommand[] = ["env start", "env resolve", "eval run", "eval submit", "eval reverify", "eval aggregate", "serve"];
 
 /** Keys Gymkit reads, and the commands that read them (`env resolve` only prints, so it reads all). */
 export const KNOWN_SETTINGS: Readonly<Record<string, readonly ConfigCommand[]>> = {
