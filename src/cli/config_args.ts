@@ -71,6 +71,18 @@ function nemoGymRootOf(options: CliConfigOptions): string | undefined {
   return root;
 }
 
+/**
+ * The line a command prints before launching NeMo Gym Python servers: which, where their output goes,
+ * and (without `ray_head_node_address`) that each starts a Ray cluster of its own, as a NeMo Gym server
+ * does when no cluster is named (ng_run starts one and hands its address to every server; gym does not).
+ */
+export function nemoGymLaunchNotice(resolved: CliConfig, logDir: string): string | undefined {
+  const names = resolved.instances.filter((i) => i.python).map((i) => i.name);
+  if (names.length === 0) return undefined;
+  const ray = resolved.config.ray_head_node_address ? "" : "; each starts a Ray cluster of its own (set ray_head_node_address to have them join one)";
+  return `starting NeMo Gym Python server(s) ${names.join(", ")}; their output: ${logDir}/<instance>.log${ray}`;
+}
+
 /** What startServers needs to launch NeMo Gym Python servers, from the flags and the config. */
 export function nemoGymStartOptions(resolved: CliConfig, options: CliConfigOptions): Pick<StartOptions, "nemoGymConfig" | "python" | "pythonReadyTimeoutMs"> {
   const fromConfig = (key: string) => {

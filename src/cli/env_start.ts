@@ -1,7 +1,7 @@
 // `gym env start`: run the head server and every configured instance until Ctrl-C / SIGTERM.
 import { startServers } from "../orchestrate/start.js";
 import { resolve as resolvePath } from "node:path";
-import { nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { UsageError } from "./exit.js";
 import { table } from "./table.js";
 
@@ -19,8 +19,8 @@ export async function envStart(overrides: string[], options: EnvStartOptions): P
   if (resolved.instances.length === 0) throw new UsageError("the config defines no servers; pass --config FILE or --resources-server ID");
   const configLogDir = resolved.config.nemo_gym_log_dir;
   const logDir = resolvePath(options.logDir ?? (typeof configLogDir === "string" && configLogDir !== "" ? configLogDir : "gym_logs"));
-  const python = resolved.instances.filter((i) => i.python);
-  if (python.length > 0) process.stderr.write(`gym: starting ${python.length} NeMo Gym Python server(s); their output: ${logDir}/<instance>.log\n`);
+  const launching = nemoGymLaunchNotice(resolved, logDir);
+  if (launching) process.stderr.write(`gym: ${launching}\n`);
   const servers = await startServers(resolved.instances, {
     ...nemoGymStartOptions(resolved, options),
     pythonLogDir: logDir,

@@ -15,7 +15,7 @@ import { launchModelServer, type ModelServer } from "../orchestrate/model_server
 import { shellQuote } from "../orchestrate/slurm.js";
 import { siblingPaths } from "../collect/paths.js";
 import { waitForModels } from "../orchestrate/readiness.js";
-import { nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
 import { describeRetries, ProgressPrinter } from "./progress.js";
 import { parseModelServerFlags, parseRunOptions, parseShardAndResume, type RunFlags } from "./run_options.js";
@@ -96,9 +96,9 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       }
       await waitForModels(resolved.instances, run.modelReadyTimeoutS * 1000);
       const pythonLogDir = siblingPaths(resolvePath(output)).serverLogs;
-      const pythonServers = resolved.instances.filter((i) => i.python).map((i) => i.name);
+      const launching = nemoGymLaunchNotice(resolved, pythonLogDir);
       const externalNames = new Set(resolved.instances.filter((i) => i.externalUrl).map((i) => i.name));
-      if (pythonServers.length > 0) notice(`starting NeMo Gym Python server(s) ${pythonServers.join(", ")}; their output: ${pythonLogDir}/<instance>.log`);
+      if (launching) notice(launching);
       servers = await startServers(resolved.instances, {
         headPort: 0,
         processPerServer: options.processPerServer,
