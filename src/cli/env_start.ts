@@ -24,8 +24,8 @@ export async function envStart(overrides: string[], options: EnvStartOptions): P
   const servers = await startServers(resolved.instances, {
     ...nemoGymStartOptions(resolved, options),
     pythonLogDir: logDir,
-    // NeMo Gym prefixes each server's lines with `(instance) ` too.
-    onServerLine: (name, line) => process.stderr.write(`(${name}) ${line}\n`),
+    // Echoed as NeMo Gym shows them, `(instance) line`; its servers prefix most lines themselves.
+    onServerLine: (name, line) => process.stderr.write(line.startsWith(`(${name}) `) ? `${line}\n` : `(${name}) ${line}\n`),
     headHost: options.headHost,
     headPort,
     processPerServer: options.processPerServer,
