@@ -85,6 +85,8 @@ export interface PythonLaunch {
   readyTimeoutMs: number;
   /** Aborted when another server of the run failed to start: this one stops booting and is stopped. */
   signal?: AbortSignal;
+  /** Told the process id and start time (seconds since the epoch) as soon as it is spawned, before it is ready. */
+  onSpawn?: (pid: number, startTime: number) => void;
 }
 
 export interface PythonServer {
@@ -141,6 +143,7 @@ export async function launchPythonServer(launch: PythonLaunch): Promise<PythonSe
     if (child.pid) liveGroups.delete(child.pid);
   });
   if (child.pid) liveGroups.add(child.pid);
+  if (child.pid) launch.onSpawn?.(child.pid, startTime);
   pipeLines(child, log, onLine);
 
   const url = `http://${launch.host.includes(":") ? `[${launch.host}]` : launch.host}:${launch.port}`;

@@ -119,10 +119,8 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
     throw error;
   }
   const headAddress: HeadAddress = { host: new URL(headUrl).hostname.replace(/^\[|\]$/g, ""), port: Number(new URL(headUrl).port) };
-  // Served as NeMo Gym's clients read it: every server's host/port in its block, a Python one's from
-  // the moment it is launched (it asks for this as it boots, as NeMo Gym's head knows every server).
-  let placements: readonly InstanceInfo[] = instances;
-  served = () => placedConfig(options.globalConfig ?? {}, placements, headAddress);
+  // Served as NeMo Gym's clients read it: every server's host/port in its block.
+  served = () => placedConfig(options.globalConfig ?? {}, instances, headAddress);
 
   const external: InstanceInfo[] = externalSpecs.map((s) => {
     const url = new URL(s.externalUrl!);
@@ -165,7 +163,9 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
     instances.push(...native.instances, ...external);
     if (pythonSpecs.length > 0) {
       const all = [...native.instances, ...pythonPlaced, ...external];
-      placements = all;
+      // Registered as they are launched, before they answer: NeMo Gym's head lists every server from
+      // the start, and a NeMo Gym server looks itself up in the head's config as it boots.
+      instances.push(...pythonPlaced);
       const childConfig = nemoGymChildConfig(options.nemoGymConfig ?? options.globalConfig ?? {}, all, headAddress);
       const logDir = options.pythonLogDir ?? join(process.cwd(), "gym_logs");
       const abort = new AbortController();
@@ -175,6 +175,10 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
           const logPath = join(logDir, `${spec.name.replace(/\//g, "_")}.log`);
           const server = await launchPythonServer({
             signal: abort.signal,
+            onSpawn: (pid, startTime) => {
+              info.pid = pid;
+              info.start_time = startTime;
+            },
             name: spec.name,
             type: spec.type,
             implementation: spec.implementation,
@@ -191,8 +195,6 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
             throw error;
           });
           pythonServers.push(server);
-          info.pid = server.pid;
-          info.start_time = server.startTime;
           server.onUnexpectedExit((how) => options.onServerEvent?.(`NeMo Gym server "${spec.name}" (pid ${server.pid}) exited (${how}); ${info.url} is down (log: ${logPath})`));
         }),
       );
@@ -200,8 +202,6 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
       // The first failure is the cause; the others were stopped because of it.
       const failed = launched.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;
-      instances.push(...pythonPlaced);
-      placements = instances;
     }
   } catch (error) {
     await stop();
