@@ -125,7 +125,8 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
   const external: InstanceInfo[] = externalSpecs.map((s) => {
     const url = new URL(s.externalUrl!);
     const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
-    return { name: s.name, server_type: s.type, implementation: s.implementation, host: url.hostname.replace(/^\[|\]$/g, ""), port, url: s.externalUrl!, pid: 0 };
+    // Not gym's process (pid 0); start_time is when gym registered it (ng_status needs a number).
+    return { name: s.name, server_type: s.type, implementation: s.implementation, host: url.hostname.replace(/^\[|\]$/g, ""), port, url: s.externalUrl!, pid: 0, start_time: Date.now() / 1000 };
   });
   const pythonPlaced: InstanceInfo[] = [];
   if (pythonSpecs.length > 0) {
