@@ -1,6 +1,6 @@
 // Validation of instances against their implementations, with test-only implementations injected
 // through the registry parameter so these tests do not depend on the real environments and models.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -286,5 +286,32 @@ describe("with the built-in registry", () => {
     );
     expect(error.message).toContain("unrecognised field `max_step` (from command-line override");
     expect(error.message).toContain("Did you mean `max_steps`?");
+  });
+});
+
+describe("NeMo Gym Python servers and servers given by url", () => {
+  const python = (extra: Record<string, unknown> = {}) => ({
+    py_env: { resources_servers: { py_env: { entrypoint: "app.py", anything: { nemo: "gym validates this" }, ...extra } } },
+  });
+
+  it("an id Gymkit lacks with a .py entrypoint is a Python server of the checkout; its fields are not Gymkit's to check", async () => {
+    const root = join(dir, "checkout");
+    mkdirSync(join(root, "resources_servers", "py_env"), { recursive: true });
+    writeFileSync(join(root, "resources_servers", "py_env", "app.py"), "");
+    const [instance] = await validateConfig(python({ port: "4000" }), { registry, nemoGymRoot: root });
+    expect(instance).toMatchObject({ name: "py_env", implementation: "py_env", fields: { port: 4000 }, python: { root, dir: join(root, "resources_servers", "py_env"), entrypoint: "app.py" } });
+    const missing = await configError(() => validateConfig(python({ entrypoint: "server.py" }), { registry, nemoGymRoot: root }));
+    expect(missing.message).toContain(`the NeMo Gym server ${join(root, "resources_servers", "py_env", "server.py")} does not exist`);
+    const badPort = await configError(() => validateConfig(python({ port: "http" }), { registry, nemoGymRoot: root }));
+    expect(badPort.message).toContain("field `port`");
+  });
+
+  it("any server may be given by url: not validated, not started; a url that is not http://host:port is named", async () => {
+    const config = { judge: { responses_api_models: { openai_model: { url: "http://10.0.0.7:8000/", openai_model: 3 } } } };
+    const [instance] = await validateConfig(config, { registry });
+    expect(instance).toMatchObject({ name: "judge", implementation: "openai_model", fields: {}, externalUrl: "http://10.0.0.7:8000" });
+    const bad = await configError(() => validateConfig({ judge: { responses_api_models: { openai_model: { url: "10.0.0.7:8000" } } } }, { registry }));
+    expect(bad.message).toContain("Instance `judge` field `url`");
+    expect(bad.message).toContain("http://host:port");
   });
 });

@@ -94,7 +94,9 @@ describe("a wrong entrypoint is one clear error (exit 2)", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/entrypoint \S+nowhere\.mjs does not exist/);
     const python = await resolve(configWith("mine_env", "app.py", { "app.py": "" }));
-    expect(python.stderr).toContain("its entrypoint `app.py` is a Python (NeMo Gym) server, which Gymkit does not run");
+    // Outside a NeMo Gym checkout: what to pass to have gym launch it, or where to point at a running one.
+    expect(python.stderr).toContain("Its entrypoint `app.py` is a NeMo Gym Python server; to run it, pass --nemo-gym-root DIR");
+    expect(python.stderr).toContain("url: http://host:port");
     const typescript = await resolve(configWith("mine_env", "env.ts", { "env.ts": "export default 1;\n" }));
     expect(typescript.code).toBe(2);
     expect(typescript.stderr).toContain("is TypeScript, which Node 20 does not import by itself");

@@ -6,6 +6,10 @@ import type { InstanceSpec } from "../orchestrate/start.js";
 import { checkSettings, composeConfig, ConfigError, redactSecrets, validateConfig, type ConfigCommand, type FlagOverride } from "../config/index.js";
 import { didYouMean } from "../config/suggest.js";
 import { existsSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
+import { nemoGymBuiltinPath } from "../config/builtin_configs.js";
+import { checkoutConfigPath, looksLikeCheckout } from "../config/nemo_gym_checkout.js";
+import type { StartOptions } from "../orchestrate/start.js";
 
 export interface CliConfigOptions {
   config: string[];
@@ -15,6 +19,12 @@ export interface CliConfigOptions {
   model?: string;
   modelApiKey?: string;
   modelPath?: string;
+  /** A NeMo Gym checkout whose Python servers gym may launch (else NEMO_GYM_ROOT). */
+  nemoGymRoot?: string;
+  /** The Python that runs them (else config key nemo_gym_python, else each server's venv). */
+  nemoGymPython?: string;
+  /** Seconds a Python server may take to answer (default 600). */
+  nemoGymReadyTimeout?: string;
 }
 
 export interface CliConfig {
@@ -29,14 +39,67 @@ export interface CliConfig {
   agentEnvironments: Map<string, string>;
 }
 
-function builtinPath(kind: "environment" | "model", id: string): string {
+function builtinPath(kind: "environment" | "model", id: string, nemoGymRoot?: string): string {
   const path = kind === "environment" ? environmentConfigPath(id) : modelConfigPath(id);
   if (!existsSync(path)) {
-    const known = builtinIds(kind === "environment" ? "resources_servers" : "responses_api_models");
+    // An environment Gymkit lacks may be a NeMo Gym Python one of the checkout.
+    const type = kind === "environment" ? "resources_servers" : "responses_api_models";
+    const inCheckout = nemoGymRoot === undefined ? undefined : checkoutConfigPath(nemoGymRoot, `${type}/${id}/configs/${id}.yaml`);
+    if (inCheckout !== undefined) return inCheckout;
+    const known = builtinIds(type);
     const flag = kind === "environment" ? "--resources-server" : "--model-type";
-    throw new ConfigError(`${flag} ${id}: no built-in ${kind} with that id.${didYouMean(id, known)} Built-in: ${known.join(", ")}.`);
+    const python =
+      kind === "environment"
+        ? nemoGymRoot === undefined
+          ? ` To run NeMo Gym's Python ${id}, pass --nemo-gym-root DIR (or set NEMO_GYM_ROOT) naming a NeMo Gym checkout that holds resources_servers/${id}/ (with its venv built by NeMo Gym, or --nemo-gym-python PATH); for one already running, give a config whose instance sets \`url: http://host:port\`.`
+          : ` The NeMo Gym checkout ${nemoGymRoot} has no resources_servers/${id}/configs/${id}.yaml either.`
+        : "";
+    throw new ConfigError(`${flag} ${id}: Gymkit has no built-in ${kind} with that id.${didYouMean(id, known)} Built-in: ${known.join(", ")}.${python}`);
   }
   return path;
+}
+
+/** `--nemo-gym-root`, else NEMO_GYM_ROOT, as an absolute path; an error when it is not a checkout. */
+function nemoGymRootOf(options: CliConfigOptions): string | undefined {
+  const given = options.nemoGymRoot ?? (process.env.NEMO_GYM_ROOT || undefined);
+  if (given === undefined) return undefined;
+  const root = resolvePath(given);
+  if (!looksLikeCheckout(root)) {
+    const how = options.nemoGymRoot !== undefined ? "--nemo-gym-root" : "NEMO_GYM_ROOT";
+    throw new ConfigError(`${how} ${given} is not a NeMo Gym checkout: it has no resources_servers/, responses_api_agents/ or responses_api_models/ folder. Name the folder you cloned NVIDIA-NeMo/Gym into.`);
+  }
+  return root;
+}
+
+/**
+ * The line a command prints before launching NeMo Gym Python servers: which, where their output goes,
+ * and (without `ray_head_node_address`) that each starts a Ray cluster of its own, as a NeMo Gym server
+ * does when no cluster is named (ng_run starts one and hands its address to every server; gym does not).
+ */
+export function nemoGymLaunchNotice(resolved: CliConfig, logDir: string): string | undefined {
+  const names = resolved.instances.filter((i) => i.python).map((i) => i.name);
+  if (names.length === 0) return undefined;
+  const ray = resolved.config.ray_head_node_address ? "" : "; each starts a Ray cluster of its own (set ray_head_node_address to have them join one)";
+  return `starting NeMo Gym Python server(s) ${names.join(", ")}; their output: ${logDir}/<instance>.log${ray}`;
+}
+
+/** What startServers needs to launch NeMo Gym Python servers, from the flags and the config. */
+export function nemoGymStartOptions(resolved: CliConfig, options: CliConfigOptions): Pick<StartOptions, "nemoGymConfig" | "python" | "pythonReadyTimeoutMs"> {
+  const fromConfig = (key: string) => {
+    const value = resolved.config[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "string" || value === "") throw new ConfigError(`\`${key}\` must be a path, not ${JSON.stringify(value)}.`);
+    return value;
+  };
+  const explicit = options.nemoGymPython ?? fromConfig("nemo_gym_python");
+  const uvVenvDir = fromConfig("uv_venv_dir");
+  let pythonReadyTimeoutMs: number | undefined; // startServers' default unless given
+  if (options.nemoGymReadyTimeout !== undefined) {
+    const seconds = Number(options.nemoGymReadyTimeout);
+    if (!Number.isFinite(seconds) || seconds <= 0) throw new ConfigError(`--nemo-gym-ready-timeout must be a number of seconds > 0, got ${options.nemoGymReadyTimeout}`);
+    pythonReadyTimeoutMs = seconds * 1000;
+  }
+  return { nemoGymConfig: resolved.config, python: { explicit, uvVenvDir }, pythonReadyTimeoutMs };
 }
 
 export interface ResolveCliOptions {
@@ -54,8 +117,9 @@ function warn(message: string): void {
 }
 
 export async function resolveCliConfig(overrides: string[], options: CliConfigOptions, how: ResolveCliOptions = {}): Promise<CliConfig> {
+  const nemoGymRoot = nemoGymRootOf(options);
   const configPaths = [...options.config];
-  if (options.resourcesServer) configPaths.push(builtinPath("environment", options.resourcesServer));
+  if (options.resourcesServer) configPaths.push(builtinPath("environment", options.resourcesServer, nemoGymRoot));
   const flags: FlagOverride[] = [];
   if (options.modelUrl !== undefined) flags.push({ path: ["policy_base_url"], value: options.modelUrl, flag: "--model-url" });
   if (options.model !== undefined) flags.push({ path: ["policy_model_name"], value: options.model, flag: "--model" });
@@ -71,6 +135,12 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
     replaceInstances: options.modelType ? { policy_model: builtinPath("model", options.modelType) } : undefined,
     // The API key is optional everywhere: engines such as vLLM accept any.
     defaults: { policy_api_key: "dummy" },
+    // A NeMo Gym repo path maps to Gymkit's built-in copy, else (for an environment Gymkit lacks) to the checkout's file.
+    builtinConfig: (path) => {
+      const builtin = nemoGymBuiltinPath(path);
+      if (builtin !== undefined && existsSync(builtin)) return builtin;
+      return nemoGymRoot === undefined ? builtin : (checkoutConfigPath(nemoGymRoot, path) ?? builtin);
+    },
   });
   const agentEnvironments = new Map<string, string>();
   if (how.environmentsOnly) {
@@ -101,7 +171,7 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
   }
   let validated: Awaited<ReturnType<typeof validateConfig>>;
   try {
-    validated = await validateConfig(composed.config, { registry: { loadImplementation, builtinIds }, provenance: composed.provenance, allowUndefinedModels: how.environmentsOnly });
+    validated = await validateConfig(composed.config, { registry: { loadImplementation, builtinIds }, provenance: composed.provenance, allowUndefinedModels: how.environmentsOnly, nemoGymRoot });
   } catch (error) {
     if (!(error instanceof ConfigError) || !settingsError) throw error;
     throw new ConfigError([...settingsError.problems, ...error.problems]);
@@ -110,7 +180,15 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
   for (const warning of [...warnings, ...validated.flatMap((instance) => instance.warnings ?? [])]) warn(warning);
   const resolved = { ...composed, instances: validated };
 
-  const instances: InstanceSpec[] = resolved.instances.map((i) => ({ name: i.name, type: i.type, implementation: i.implementation, fields: i.fields, entrypoint: i.entrypoint }));
+  const instances: InstanceSpec[] = resolved.instances.map((i) => ({
+    name: i.name,
+    type: i.type,
+    implementation: i.implementation,
+    fields: i.fields,
+    entrypoint: i.entrypoint,
+    ...(i.python ? { python: i.python } : {}),
+    ...(i.externalUrl ? { externalUrl: i.externalUrl } : {}),
+  }));
   let onlyAgentOfResourcesServer: string | undefined;
   if (options.resourcesServer) {
     const agents = instances.filter(

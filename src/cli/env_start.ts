@@ -1,6 +1,7 @@
 // `gym env start`: run the head server and every configured instance until Ctrl-C / SIGTERM.
 import { startServers } from "../orchestrate/start.js";
-import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { resolve as resolvePath } from "node:path";
+import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { UsageError } from "./exit.js";
 import { table } from "./table.js";
 
@@ -8,6 +9,7 @@ interface EnvStartOptions extends CliConfigOptions {
   headHost: string;
   headPort: string;
   processPerServer?: boolean;
+  logDir?: string;
 }
 
 export async function envStart(overrides: string[], options: EnvStartOptions): Promise<void> {
@@ -15,7 +17,15 @@ export async function envStart(overrides: string[], options: EnvStartOptions): P
   if (!Number.isInteger(headPort) || headPort < 0 || headPort > 65535) throw new UsageError(`--head-port must be a port number, got ${options.headPort}`);
   const resolved = await resolveCliConfig(overrides, options, { command: "env start" });
   if (resolved.instances.length === 0) throw new UsageError("the config defines no servers; pass --config FILE or --resources-server ID");
+  const configLogDir = resolved.config.nemo_gym_log_dir;
+  const logDir = resolvePath(options.logDir ?? (typeof configLogDir === "string" && configLogDir !== "" ? configLogDir : "gym_logs"));
+  const launching = nemoGymLaunchNotice(resolved, logDir);
+  if (launching) process.stderr.write(`gym: ${launching}\n`);
   const servers = await startServers(resolved.instances, {
+    ...nemoGymStartOptions(resolved, options),
+    pythonLogDir: logDir,
+    // Echoed as NeMo Gym shows them, `(instance) line`; its servers prefix most lines themselves.
+    onServerLine: (name, line) => process.stderr.write(line.startsWith(`(${name}) `) ? `${line}\n` : `(${name}) ${line}\n`),
     headHost: options.headHost,
     headPort,
     processPerServer: options.processPerServer,

@@ -4,7 +4,7 @@ import { checkMergeFiles, mergeShards, type MergeOptions } from "../collect/merg
 import { profileRewards } from "../collect/profile.js";
 import { closeDispatcher, joinUrl } from "../http/client.js";
 import { startServers, type RunningServers } from "../orchestrate/start.js";
-import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
 import { formatPairs } from "../collect/accounting.js";
 
@@ -29,7 +29,7 @@ export async function evalAggregate(overrides: string[], options: AggregateOptio
   let servers: RunningServers | undefined;
   let aggregateUrlOf: ((agent: string) => string | undefined) | undefined;
   if (resolved) {
-    servers = await startServers(resolved.instances, { headPort: 0 });
+    servers = await startServers(resolved.instances, { headPort: 0, ...nemoGymStartOptions(resolved, options) });
     const environments = resolved.instances.filter((i) => i.type === "resources_servers").map((i) => i.name);
     aggregateUrlOf = (agent) => {
       const env = resolved.agentEnvironments.get(agent) ?? (environments.length === 1 ? environments[0] : undefined);

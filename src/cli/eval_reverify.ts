@@ -7,7 +7,7 @@ import { reverify, reverifyRunFiles } from "../collect/reverify.js";
 import { checkRunFiles } from "../collect/run_files.js";
 import { callJson, closeDispatcher, joinUrl } from "../http/client.js";
 import { startServers } from "../orchestrate/start.js";
-import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { RunRetries } from "../orchestrate/retry_totals.js";
 import { reportCollection } from "./eval_run.js";
 import { DEFAULT_HEARTBEAT_S, parseFailureLimit, resumeAndOverwrite } from "./run_options.js";
@@ -44,7 +44,7 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
   const checkedFiles = reverifyRunFiles(fileOptions);
   checkRunFiles(checkedFiles, (m) => process.stderr.write(`gym: ${m}\n`));
 
-  const servers = await startServers(resolved.instances, { headPort: 0, globalConfig: resolved.redacted });
+  const servers = await startServers(resolved.instances, { headPort: 0, globalConfig: resolved.redacted, ...nemoGymStartOptions(resolved, options) });
   try {
     // Re-verifying a stateful environment would read state no rollout created: refuse unless forced.
     for (const env of environments) {
@@ -58,7 +58,7 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
       const name = (agent && resolved.agentEnvironments.get(agent)) || (agent && environments.some((e) => e.name === agent) ? agent : undefined) || only;
       return name ? { name, url: servers.urlOf(name) } : undefined;
     };
-    const retries = await RunRetries.start(servers.instances);
+    const retries = await RunRetries.start(servers.instances.filter((i) => i.dir_path === undefined && i.pid !== 0));
     const printer = new ProgressPrinter({ quiet: options.quiet, retries: () => retries.current() });
     const summary = await reverify({
       ...fileOptions,

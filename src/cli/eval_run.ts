@@ -16,7 +16,7 @@ import { launchModelServer, type ModelServer } from "../orchestrate/model_server
 import { shellQuote } from "../orchestrate/slurm.js";
 import { siblingPaths } from "../collect/paths.js";
 import { waitForModels } from "../orchestrate/readiness.js";
-import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
 import { describeRetries, ProgressPrinter } from "./progress.js";
 import { parseModelServerFlags, parseRunOptions, parseShardAndResume, type RunFlags } from "./run_options.js";
@@ -96,9 +96,21 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
         await modelServer.ready();
       }
       await waitForModels(resolved.instances, run.modelReadyTimeoutS * 1000);
-      servers = await startServers(resolved.instances, { headPort: 0, processPerServer: options.processPerServer, globalConfig: resolved.redacted, onServerEvent: notice });
+      const pythonLogDir = siblingPaths(resolvePath(output)).serverLogs;
+      const launching = nemoGymLaunchNotice(resolved, pythonLogDir);
+      const externalNames = new Set(resolved.instances.filter((i) => i.externalUrl).map((i) => i.name));
+      if (launching) notice(launching);
+      servers = await startServers(resolved.instances, {
+        headPort: 0,
+        processPerServer: options.processPerServer,
+        globalConfig: resolved.redacted,
+        onServerEvent: notice,
+        ...nemoGymStartOptions(resolved, options),
+        pythonLogDir,
+      });
       agentUrls = agentUrlsOf(servers.instances);
-      retries = await RunRetries.start(servers.instances);
+      // NeMo Gym Python servers and servers given by url are not Gymkit processes: they keep no retry counters.
+      retries = await RunRetries.start(servers.instances.filter((i) => i.dir_path === undefined && !externalNames.has(i.name)));
     } else {
       // Gymkit's head or NeMo Gym's: agents are known by instance name (NeMo Gym's `process_name`).
       const instances = await fetchInstances(options.headUrl);

@@ -39,6 +39,9 @@ function configOptions(command: Command): Command {
     .option("--model <name>", "the model name sent to the engine (sets policy_model_name)")
     .option("--model-api-key <key>", "API key for the model endpoint (sets policy_api_key; default: dummy)")
     .option("--model-path <file>", "a GGUF file for --model-type local_model (sets policy_model_path)")
+    .option("--nemo-gym-root <dir>", "a NeMo Gym checkout: its Python servers (entrypoint: app.py) run from there (default: $NEMO_GYM_ROOT)")
+    .option("--nemo-gym-python <path>", "the Python that runs NeMo Gym servers (config key nemo_gym_python; default: each server's .venv)")
+    .option("--nemo-gym-ready-timeout <s>", "how long a NeMo Gym Python server may take to answer GET / (default 600; a server given by url: at most 30)")
     .argument("[overrides...]", "Hydra-style overrides: key=value, +key=value, ++key=value");
 }
 
@@ -48,6 +51,7 @@ configOptions(env.command("start").description("start the head server and every 
   .option("--head-host <host>", "head server host", "127.0.0.1")
   .option("--head-port <port>", "head server port (0 picks a free one)", "11000")
   .option("--process-per-server", "run each instance in its own process")
+  .option("--log-dir <dir>", "where NeMo Gym Python servers' output goes, <dir>/<instance>.log (config key nemo_gym_log_dir; default: ./gym_logs)")
   .action(async (overrides: string[], options) => (await import("./env_start.js")).envStart(overrides, options));
 
 env

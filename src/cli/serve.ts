@@ -1,6 +1,7 @@
 // `gym serve`: the rollout service on its own port, until Ctrl-C. Either it starts the configured
 // servers itself (as `gym env start` does; their head serves `/v1/rollouts` too), or with
 // `--head-url` it serves the agents of servers already running.
+import { resolve as resolvePath } from "node:path";
 import { mountRolloutService } from "../collect/service.js";
 import { ROLLOUTS_PATH } from "../protocol/rollout_service.js";
 import { closeDispatcher } from "../http/client.js";
@@ -8,7 +9,7 @@ import { createServer, listen } from "../http/server.js";
 import { waitForModels } from "../orchestrate/readiness.js";
 import { startServers, type RunningServers } from "../orchestrate/start.js";
 import { agentUrlsOf, fetchInstances } from "../orchestrate/status.js";
-import { resolveCliConfig, type CliConfigOptions } from "./config_args.js";
+import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { UsageError } from "./exit.js";
 import { table } from "./table.js";
 
@@ -50,11 +51,17 @@ export async function serve(overrides: string[], options: ServeOptions): Promise
     }
     const readyTimeoutS = Number(options.modelReadyTimeout);
     await waitForModels(resolved.instances, (Number.isFinite(readyTimeoutS) ? readyTimeoutS : 30) * 1000);
+    // NeMo Gym Python servers (if any) write to ./gym_logs, as under `gym env start` by default.
+    const pythonLogDir = resolvePath("gym_logs");
+    const launching = nemoGymLaunchNotice(resolved, pythonLogDir);
+    if (launching) process.stderr.write(`gym: ${launching}\n`);
     servers = await startServers(resolved.instances, {
+      pythonLogDir,
       headPort,
       processPerServer: options.processPerServer,
       globalConfig: resolved.redacted,
       onServerEvent: (message) => process.stderr.write(`gym: ${message}\n`),
+      ...nemoGymStartOptions(resolved, options),
     });
     const started = agentUrlsOf(servers.instances);
     agents = async () => started;

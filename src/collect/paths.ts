@@ -11,6 +11,8 @@ export function siblingPaths(outputPath: string) {
     metrics: `${stem}_aggregate_metrics.json`,
     /** Output of the `--model-server-cmd` inference server, when gym starts one. */
     modelServerLog: `${stem}_model_server.log`,
+    /** Folder of the NeMo Gym Python servers' output (`<instance>.log`), when gym launches any. */
+    serverLogs: `${stem}_server_logs`,
     /** What decided the plan (input hash, repeats, limit, shard, …), so `--resume` can refuse a different run. */
     fingerprint: `${stem}_plan_fingerprint.json`,
     /** Written when every requested pair has its final outcome (shards are merged only when done). */

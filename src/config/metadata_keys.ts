@@ -14,4 +14,6 @@ export const METADATA_KEYS = [
   "datasets",
   "expose_tools_over_mcp",
   "num_workers",
+  // Not NeMo Gym's: a server already running elsewhere (gym registers it, does not start it).
+  "url",
 ] as const;

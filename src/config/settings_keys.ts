@@ -10,6 +10,8 @@ export type ConfigCommand = "env start" | "env resolve" | "eval run" | "eval sub
 const ALL: readonly ConfigCommand[] = ["env start", "env resolve", "eval run", "eval submit", "eval reverify", "eval aggregate", "serve"];
 // `eval submit` writes `eval run` command lines, so it reads (and checks) what `eval run` reads.
 const RUN: readonly ConfigCommand[] = ["eval run", "eval submit"];
+// Commands that start servers, NeMo Gym Python ones among them (orchestrate/python_server.ts).
+const SERVE: readonly ConfigCommand[] = ["env start", "env resolve", "eval run", "eval submit", "eval reverify", "eval aggregate", "serve"];
 
 /** Keys Gymkit reads, and the commands that read them (`env resolve` only prints, so it reads all). */
 export const KNOWN_SETTINGS: Readonly<Record<string, readonly ConfigCommand[]>> = {
@@ -39,6 +41,12 @@ export const KNOWN_SETTINGS: Readonly<Record<string, readonly ConfigCommand[]>> 
   prompt_config: RUN,
   split: RUN,
   disable_aggregation: RUN,
+  // NeMo Gym Python servers: the Python to run them with (else their venv, under uv_venv_dir when
+  // set), the Ray cluster they join (passed through to them), where `gym env start` writes their logs.
+  nemo_gym_python: SERVE,
+  uv_venv_dir: SERVE,
+  ray_head_node_address: SERVE,
+  nemo_gym_log_dir: ["env start", "env resolve"],
 };
 
 /** NeMo Gym keys that mean nothing in Gymkit: accepted, with a one-line warning (and what to use instead). */
@@ -55,14 +63,11 @@ export const NO_EFFECT_SETTINGS: Readonly<Record<string, string>> = {
   uv_pip_set_python: "Gymkit installs no Python environments",
   skip_venv_if_present: "Gymkit installs no Python environments",
   uv_cache_dir: "Gymkit installs no Python environments",
-  uv_venv_dir: "Gymkit installs no Python environments",
   hf_token: "Gymkit downloads no datasets",
-  ray_head_node_address: "Gymkit does not use Ray",
   model_endpoint_readiness_timeout_seconds: "use --model-ready-timeout",
   allow_openai_version_skew: "",
   results_dir: "",
   cache_dir: "",
-  nemo_gym_log_dir: "",
   verbose: "",
   json: "use --json where a command has it",
   query: "",

@@ -3,13 +3,14 @@
 // and each instance's fields (metadata keys aside) must pass the implementation's strict schema.
 // Every problem is collected and thrown together as one ConfigError.
 import { existsSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import type { z } from "zod";
 import type { ServerType } from "../protocol/index.js";
 import { ProblemList } from "./errors.js";
 import { METADATA_KEYS } from "./metadata_keys.js";
 import { findInstances, fromSource, type InstanceShape } from "./instances.js";
 import { Provenance } from "./provenance.js";
+import { checkoutOfConfigFile, serverDir, type PythonServerLocation } from "./nemo_gym_checkout.js";
 import { checkRefs } from "./refs.js";
 import { schemaKeysAt } from "./schema_keys.js";
 import { didYouMean, listNames } from "./suggest.js";
@@ -27,6 +28,10 @@ export interface ResolvedInstance {
   entrypoint?: string;
   /** One line per field that was accepted but has no effect here (the implementation's noEffectFields). */
   warnings?: string[];
+  /** A NeMo Gym Python server of a checkout, which gym launches as NeMo Gym's `ng_run` does. */
+  python?: PythonServerLocation;
+  /** The `url` of a server already running elsewhere: gym does not start it, only checks it answers. */
+  externalUrl?: string;
 }
 
 /** What validation needs of an implementation: its schema and the NeMo Gym fields it accepts to no effect. */
@@ -50,6 +55,12 @@ export interface ValidateOptions {
   provenance?: Provenance;
   /** Accept refs to model instances that are not defined (see checkRefs). */
   allowUndefinedModels?: boolean;
+  /**
+   * A NeMo Gym checkout (`--nemo-gym-root`, NEMO_GYM_ROOT): an id Gymkit does not ship whose
+   * `entrypoint` is a `.py` file is its Python server there. Without it, the checkout is inferred
+   * from a config file that sits at `<root>/<server type>/<id>/configs/`.
+   */
+  nemoGymRoot?: string;
 }
 
 const METADATA = new Set<string>(METADATA_KEYS);
@@ -60,7 +71,7 @@ export async function validateConfig(config: Mapping, options: ValidateOptions):
   const problems = new ProblemList();
   const shapes = findInstances(config, provenance, problems);
   checkRefs(shapes, provenance, problems, options.allowUndefinedModels);
-  const results = await Promise.all(shapes.map((shape) => validateInstance(shape, reg, provenance, problems)));
+  const results = await Promise.all(shapes.map((shape) => validateInstance(shape, reg, provenance, problems, options.nemoGymRoot)));
   problems.throwIfAny();
   return results.filter((r): r is ResolvedInstance => r !== undefined);
 }
@@ -70,22 +81,31 @@ async function validateInstance(
   reg: ImplementationRegistry,
   provenance: Provenance,
   problems: ProblemList,
+  nemoGymRoot: string | undefined,
 ): Promise<ResolvedInstance | undefined> {
   const { name, type, implementation: id, rawFields } = shape;
   const base = [name, type, id];
   const from = (...path: PropertyKey[]) => fromSource(provenance, [...base, ...path.map(String)]);
+  const source = provenance.sourceOf([name]) ?? "unknown source";
+  // A server already running elsewhere: whatever its implementation, gym neither configures nor starts it.
+  if (rawFields.url !== undefined) {
+    const url = externalUrlOf(rawFields.url);
+    if (url === undefined) {
+      problems.add(`Instance \`${name}\` field \`url\`${from("url")} must be the http://host:port address of a server already running, not ${JSON.stringify(rawFields.url)}.`);
+      return undefined;
+    }
+    return { name, type, implementation: id, fields: {}, source, externalUrl: url };
+  }
   const known = reg.builtinIds(type);
+  if (!known.includes(id) && typeof rawFields.entrypoint === "string" && rawFields.entrypoint.endsWith(".py")) {
+    return pythonInstance(shape, known, provenance, problems, nemoGymRoot, from);
+  }
   // Your own implementation: an id Gymkit does not ship, from the module `entrypoint` names.
-  // NeMo Gym configs point `entrypoint` at the Python server (app.py): beside an unknown id that is
-  // most likely a typo'd built-in id, so it is reported as one.
   const entrypoint = known.includes(id) ? undefined : entrypointOf(rawFields, provenance, [...base, "entrypoint"]);
-  const python = entrypoint?.endsWith(".py") ?? false;
-  if (!known.includes(id) && (entrypoint === undefined || python)) {
+  if (!known.includes(id) && entrypoint === undefined) {
     problems.add(
       `Instance \`${name}\`${from()} uses the ${type} implementation \`${id}\`, which does not exist.${didYouMean(id, known)} Available ${type}: ${listNames(known)}; ` +
-        (python
-          ? `its entrypoint \`${String(rawFields.entrypoint)}\` is a Python (NeMo Gym) server, which Gymkit does not run: run it with NeMo Gym and give its URL to a Gymkit agent, or write it with defineEnvironment and set \`entrypoint:\` to that JavaScript module.`
-          : `for your own, set \`entrypoint:\` to the JavaScript module that exports it.`),
+        `for your own, set \`entrypoint:\` to the JavaScript module that exports it, or \`url:\` to the http://host:port of one already running.`,
     );
     return undefined;
   }
@@ -125,10 +145,70 @@ async function validateInstance(
     type,
     implementation: id,
     fields,
-    source: provenance.sourceOf([name]) ?? "unknown source",
+    source,
     ...(entrypoint ? { entrypoint } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+/** `http(s)://host[:port][/]` as given, or undefined when it is not such a URL. */
+function externalUrlOf(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") return undefined;
+  return value.replace(/\/+$/, "");
+}
+
+/**
+ * An id Gymkit does not ship whose entrypoint is a Python file: a NeMo Gym server, launched from its
+ * checkout (given, or inferred from where its config file sits). Its fields are NeMo Gym's to
+ * validate (pydantic, in the child); only host/port, which gym binds, are checked here.
+ */
+function pythonInstance(
+  shape: InstanceShape,
+  known: string[],
+  provenance: Provenance,
+  problems: ProblemList,
+  nemoGymRoot: string | undefined,
+  from: (...path: PropertyKey[]) => string,
+): ResolvedInstance | undefined {
+  const { name, type, implementation: id, rawFields } = shape;
+  const entrypoint = String(rawFields.entrypoint);
+  const configFile = provenance.sourceOf([name, type, id, "entrypoint"]);
+  const root = nemoGymRoot ?? (configFile && existsSync(configFile) ? checkoutOfConfigFile(configFile, type, id) : undefined);
+  if (root === undefined) {
+    problems.add(
+      `Instance \`${name}\`${from()} uses the ${type} implementation \`${id}\`, which does not exist: Gymkit has no built-in of that name.${didYouMean(id, known)} Available ${type}: ${listNames(known)}. ` +
+        `Its entrypoint \`${entrypoint}\` is a NeMo Gym Python server; to run it, pass --nemo-gym-root DIR (or set NEMO_GYM_ROOT) naming a NeMo Gym checkout that holds ${type}/${id}/, ` +
+        `whose venv NeMo Gym has built (${type}/${id}/.venv, e.g. by one \`ng_run\` of this config), or name the Python with --nemo-gym-python PATH (config key nemo_gym_python). ` +
+        `If it already runs elsewhere, set \`${name}.${type}.${id}.url: http://host:port\` instead.`,
+    );
+    return undefined;
+  }
+  if (isAbsolute(entrypoint)) {
+    problems.add(`Instance \`${name}\` field \`entrypoint\`${from("entrypoint")} must be relative to the server's folder ${serverDir(root, type, id)} (NeMo Gym runs it from there), not ${entrypoint}.`);
+    return undefined;
+  }
+  const dir = serverDir(root, type, id);
+  if (!existsSync(resolve(dir, entrypoint))) {
+    problems.add(
+      `Instance \`${name}\`${from("entrypoint")}: the NeMo Gym server ${resolve(dir, entrypoint)} does not exist. ` +
+        `Check that ${root} is a NeMo Gym checkout (--nemo-gym-root / NEMO_GYM_ROOT) holding ${type}/${id}/${entrypoint}.`,
+    );
+    return undefined;
+  }
+  const placement = checkPlacement(rawFields, name, from);
+  for (const problem of placement) problems.add(problem);
+  if (placement.length > 0) return undefined;
+  const fields: Record<string, unknown> = {};
+  if (rawFields.host !== undefined) fields.host = rawFields.host;
+  if (rawFields.port !== undefined) fields.port = typeof rawFields.port === "string" ? Number(rawFields.port) : rawFields.port;
+  return { name, type, implementation: id, fields, source: provenance.sourceOf([name]) ?? "unknown source", python: { root: resolve(root), dir, entrypoint } };
 }
 
 /**

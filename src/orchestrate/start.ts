@@ -9,9 +9,12 @@ import { fastifyOf, listen } from "../http/server.js";
 import { collectReplicaPools, serveReplicaStats } from "../models/replicas.js";
 import type { ServerRef, ServerType } from "../protocol/index.js";
 import { buildHeadServer, DEFAULT_HEAD_HOST, type InstanceInfo } from "./head.js";
-import type { HeadAddress } from "./nemo_gym_config.js";
 import type { InstanceContext, ServerImplementation } from "../http/implementation.js";
 import { loadImplementation, PACKAGE_ROOT } from "./registry.js";
+import type { PythonServerLocation } from "../config/nemo_gym_checkout.js";
+import { waitAnswering } from "./answering.js";
+import type { HeadAddress } from "./nemo_gym_config.js";
+import { launchPythonServer, nemoGymChildConfig, pythonExecutable, PythonServerError, type PythonChoice, type PythonServer } from "./python_server.js";
 
 export interface InstanceSpec {
   name: string;
@@ -21,6 +24,10 @@ export interface InstanceSpec {
   fields: Record<string, unknown>;
   /** The module of an implementation Gymkit does not ship (absolute path). */
   entrypoint?: string;
+  /** A NeMo Gym Python server: launched from its checkout as `ng_run` does (orchestrate/python_server.ts). */
+  python?: PythonServerLocation;
+  /** A server already running elsewhere: not started, only checked and registered with the head. */
+  externalUrl?: string;
 }
 
 export interface StartOptions {
@@ -35,6 +42,19 @@ export interface StartOptions {
    * given up on. The CLI prints these; without it they go unseen.
    */
   onServerEvent?: (message: string) => void;
+  /**
+   * The merged config with its secrets, which NeMo Gym Python servers boot from (NEMO_GYM_CONFIG_DICT,
+   * in their environment only); `globalConfig` when not given.
+   */
+  nemoGymConfig?: unknown;
+  /** Which Python runs NeMo Gym servers (`--nemo-gym-python`, else their venvs). */
+  python?: PythonChoice;
+  /** Where each NeMo Gym Python server's output goes: `<pythonLogDir>/<instance>.log`. Default: ./gym_logs. */
+  pythonLogDir?: string;
+  /** How long a Python server may take until `GET /` answers (imports, Ray). Default 600 s. */
+  pythonReadyTimeoutMs?: number;
+  /** Each line a Python server prints, with its instance name, for callers that echo them. */
+  onServerLine?: (name: string, line: string) => void;
 }
 
 export interface RunningServers {
@@ -68,14 +88,25 @@ export function refResolver(urls: ReadonlyMap<string, string>, types: ReadonlyMa
   };
 }
 
+export const DEFAULT_PYTHON_READY_TIMEOUT_MS = 600_000;
+/** A server given by `url` is already up: it gets this long (or the Python timeout, if shorter) to answer `GET /`. */
+const EXTERNAL_READY_TIMEOUT_MS = 30_000;
+
 export async function startServers(specs: InstanceSpec[], options: StartOptions = {}): Promise<RunningServers> {
   const ordered = [...specs].sort((a, b) => START_ORDER.indexOf(a.type) - START_ORDER.indexOf(b.type));
-  const running = options.processPerServer ? await startChildren(ordered, options.onServerEvent ?? (() => {})) : await startInProcess(ordered);
+  const pythonSpecs = ordered.filter((s) => s.python !== undefined);
+  const externalSpecs = ordered.filter((s) => s.python === undefined && s.externalUrl !== undefined);
+  let nativeSpecs = ordered.filter((s) => s.python === undefined && s.externalUrl === undefined);
+  // Every Python is found before anything starts: a missing venv is a message, not a half-started run.
+  const pythons = new Map(pythonSpecs.map((s) => [s.name, pythonExecutable(s.name, s.python!, s.type, s.implementation, options.python ?? {})]));
+
+  const instances: InstanceInfo[] = [];
   const headHost = options.headHost ?? DEFAULT_HEAD_HOST;
   // The served config names the head; with port 0 its real port is known only after listen.
   let headAddress: HeadAddress = { host: headHost, port: options.headPort ?? 0 };
+  // The head first: a NeMo Gym server asks it for the global config as it boots.
   const head = buildHeadServer({
-    instances: () => running.instances,
+    instances: () => instances,
     globalConfig: () => options.globalConfig ?? {},
     address: () => headAddress,
   });
@@ -84,27 +115,117 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
     headUrl = await listen(head, { host: headHost, port: options.headPort ?? 0 });
     headAddress = { host: headHost, port: Number(new URL(headUrl).port) };
   } catch (error) {
-    await running.stop();
+    await head.close();
     const code = (error as { code?: string }).code;
     if (code === "EADDRINUSE") {
       throw new Error(`the head server port ${options.headPort} is already in use (another \`gym env start\`?); pass --head-port 0 to pick a free one`, { cause: error });
     }
     throw error;
   }
-  const urls = new Map(running.instances.map((i) => [i.name, i.url]));
+
+  const external: InstanceInfo[] = externalSpecs.map((s) => {
+    const url = new URL(s.externalUrl!);
+    const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+    // Not gym's process (pid 0); start_time is when gym registered it (ng_status needs a number).
+    return { name: s.name, server_type: s.type, implementation: s.implementation, host: url.hostname.replace(/^\[|\]$/g, ""), port, url: s.externalUrl!, pid: 0, start_time: Date.now() / 1000 };
+  });
+  const pythonPlaced: InstanceInfo[] = [];
+  if (pythonSpecs.length > 0) {
+    // A Python server reads every server's host/port from its config at boot: all are fixed now.
+    nativeSpecs = await Promise.all(nativeSpecs.map(async (s) => (portOf(s) ? s : { ...s, fields: { ...s.fields, port: await freePort(hostOf(s)) } })));
+    for (const s of pythonSpecs) {
+      const host = hostOf(s);
+      const port = portOf(s) || (await freePort(host));
+      pythonPlaced.push({ name: s.name, server_type: s.type, implementation: s.implementation, host, port, url: `http://${host}:${port}`, pid: 0, dir_path: s.python!.dir, entrypoint: s.python!.entrypoint });
+    }
+  }
+  const others = {
+    urls: new Map([...external, ...pythonPlaced].map((i) => [i.name, i.url])),
+    types: new Map([...externalSpecs, ...pythonSpecs].map((s) => [s.name, s.type])),
+  };
+
+  let native: Started | undefined;
+  const pythonServers: PythonServer[] = [];
+  const stop = async () => {
+    await head.close();
+    await Promise.allSettled(pythonServers.map((p) => p.stop()));
+    await native?.stop();
+  };
+  try {
+    await Promise.all(
+      external.map(async (info) => {
+        const timeoutMs = Math.min(EXTERNAL_READY_TIMEOUT_MS, options.pythonReadyTimeoutMs ?? EXTERNAL_READY_TIMEOUT_MS);
+        const error = await waitAnswering(info.url, timeoutMs);
+        if (error !== undefined) {
+          throw new PythonServerError(`server "${info.name}" given by url ${info.url} did not answer GET / within ${timeoutMs / 1000} s (${error}); start it first, or fix its url`);
+        }
+      }),
+    );
+    native = options.processPerServer ? await startChildren(nativeSpecs, options.onServerEvent ?? (() => {}), others) : await startInProcess(nativeSpecs, others);
+    instances.push(...native.instances, ...external);
+    if (pythonSpecs.length > 0) {
+      const all = [...native.instances, ...pythonPlaced, ...external];
+      // Registered as they are launched, before they answer: NeMo Gym's head lists every server from
+      // the start, and a NeMo Gym server looks itself up in the head's config as it boots.
+      instances.push(...pythonPlaced);
+      const childConfig = nemoGymChildConfig(options.nemoGymConfig ?? options.globalConfig ?? {}, all, headAddress);
+      const logDir = options.pythonLogDir ?? join(process.cwd(), "gym_logs");
+      const abort = new AbortController();
+      const launched = await Promise.allSettled(
+        pythonSpecs.map(async (spec, i) => {
+          const info = pythonPlaced[i]!;
+          const logPath = join(logDir, `${spec.name.replace(/\//g, "_")}.log`);
+          const server = await launchPythonServer({
+            signal: abort.signal,
+            onSpawn: (pid, startTime) => {
+              info.pid = pid;
+              info.start_time = startTime;
+            },
+            name: spec.name,
+            type: spec.type,
+            implementation: spec.implementation,
+            location: spec.python!,
+            python: pythons.get(spec.name)!,
+            host: info.host,
+            port: info.port,
+            config: childConfig,
+            logPath,
+            onLine: options.onServerLine && ((line) => options.onServerLine!(spec.name, line)),
+            readyTimeoutMs: options.pythonReadyTimeoutMs ?? DEFAULT_PYTHON_READY_TIMEOUT_MS,
+          }).catch((error: unknown) => {
+            abort.abort();
+            throw error;
+          });
+          pythonServers.push(server);
+          server.onUnexpectedExit((how) => options.onServerEvent?.(`NeMo Gym server "${spec.name}" (pid ${server.pid}) exited (${how}); ${info.url} is down (log: ${logPath})`));
+        }),
+      );
+      // Every launch has settled (each failed one stopped itself), so stop() below reaches every live one.
+      // The first failure is the cause; the others were stopped because of it.
+      const failed = launched.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed) throw failed.reason;
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const urls = new Map(instances.map((i) => [i.name, i.url]));
   return {
     headUrl,
-    instances: running.instances,
+    instances,
     urlOf: (name) => {
       const url = urls.get(name);
       if (!url) throw new Error(`no running server named "${name}"`);
       return url;
     },
-    stop: async () => {
-      await head.close();
-      await running.stop();
-    },
+    stop,
   };
+}
+
+/** URLs of the servers this process does not build (Python, external), for refs from those it does. */
+interface OtherServers {
+  urls: ReadonlyMap<string, string>;
+  types: ReadonlyMap<string, ServerType>;
 }
 
 interface Started {
@@ -112,9 +233,9 @@ interface Started {
   stop(): Promise<void>;
 }
 
-async function startInProcess(specs: InstanceSpec[]): Promise<Started> {
-  const urls = new Map<string, string>();
-  const types = new Map(specs.map((s) => [s.name, s.type]));
+async function startInProcess(specs: InstanceSpec[], others: OtherServers): Promise<Started> {
+  const urls = new Map<string, string>(others.urls);
+  const types = new Map([...others.types, ...specs.map((s) => [s.name, s.type] as const)]);
   const urlOf = refResolver(urls, types);
   const apps: HttpApp[] = [];
   const instances: InstanceInfo[] = [];
@@ -203,7 +324,7 @@ const RESTART_WINDOW_MS = 60_000;
  */
 const EXIT_GRACE_MS = 500;
 
-async function startChildren(specs: InstanceSpec[], report: (message: string) => void): Promise<Started> {
+async function startChildren(specs: InstanceSpec[], report: (message: string) => void, others: OtherServers): Promise<Started> {
   // Every port is fixed before any child starts, so each child knows where all the others will be.
   const placed = await Promise.all(
     specs.map(async (spec) => {
@@ -212,8 +333,8 @@ async function startChildren(specs: InstanceSpec[], report: (message: string) =>
       return { spec, host, port, url: `http://${host}:${port}` };
     }),
   );
-  const urls = Object.fromEntries(placed.map((p) => [p.spec.name, p.url]));
-  const types = Object.fromEntries(placed.map((p) => [p.spec.name, p.spec.type]));
+  const urls = Object.fromEntries([...others.urls, ...placed.map((p) => [p.spec.name, p.url] as const)]);
+  const types = Object.fromEntries([...others.types, ...placed.map((p) => [p.spec.name, p.spec.type] as const)]);
   /** The live child of each instance (a restarted one replaces its predecessor). */
   const current = new Map<string, ChildProcess>();
   let stopping = false;
