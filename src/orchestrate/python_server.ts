@@ -15,7 +15,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, type WriteStream } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
-import { stringify } from "yaml";
+import { toYaml } from "../config/to_yaml.js";
 import type { PythonServerLocation } from "../config/nemo_gym_checkout.js";
 import { UserError } from "../config/user_error.js";
 import type { ServerType } from "../protocol/index.js";
@@ -130,7 +130,7 @@ export async function launchPythonServer(launch: PythonLaunch): Promise<PythonSe
   const startTime = Date.now() / 1000;
   const child = spawn(launch.python, [launch.location.entrypoint], {
     cwd: launch.location.dir,
-    env: nemoGymChildEnv(process.env, launch.name, launch.location, stringify(launch.config)),
+    env: nemoGymChildEnv(process.env, launch.name, launch.location, toYaml(launch.config)),
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group: Ctrl-C at the terminal reaches gym, which stops it (and what it started) in order.
     detached: true,
