@@ -153,14 +153,13 @@ function shapeOfDocument(text: string): { shape: Shape; value: unknown } {
   return { shape, value };
 }
 
-/** Paths only in `a`, paths only in `b`, and paths whose types differ. */
-function compareShapes(a: Shape, b: Shape) {
-  const onlyA = [...a.keys()].filter((p) => !b.has(p)).sort();
-  const onlyB = [...b.keys()].filter((p) => !a.has(p)).sort();
-  const types = [...a.keys()]
-    .filter((p) => b.has(p) && [...a.get(p)!].sort().join() !== [...b.get(p)!].sort().join())
-    .map((p) => `${p}: NeMo Gym ${[...a.get(p)!].sort().join("|")}, Gymkit ${[...b.get(p)!].sort().join("|")}`);
-  return { onlyA, onlyB, types };
+/** NeMo Gym's paths all in Gymkit's, Gymkit's beyond them exactly its listed extensions, the same types at each. */
+function expectSameShape(nemoGym: Shape, gymkit: Shape, extensions: string[]): void {
+  const types = (shape: Shape, path: string) => [...shape.get(path)!].sort().join("|");
+  expect([...nemoGym.keys()].filter((p) => !gymkit.has(p)).sort(), "paths NeMo Gym writes and Gymkit does not").toEqual([]);
+  expect([...gymkit.keys()].filter((p) => !nemoGym.has(p)).sort(), "paths Gymkit writes beyond its listed extensions").toEqual(extensions);
+  const differing = [...nemoGym.keys()].filter((p) => gymkit.has(p) && types(nemoGym, p) !== types(gymkit, p));
+  expect(differing.map((p) => `${p}: NeMo Gym ${types(nemoGym, p)}, Gymkit ${types(gymkit, p)}`), "paths whose JSON types differ").toEqual([]);
 }
 
 /** Every numeric leaf of a metrics document, by its path with list positions. */
@@ -205,10 +204,7 @@ describe.each(ENVIRONMENTS)("%s: Gymkit's files against NeMo Gym's", (environmen
   it("rollout lines: the same key paths and JSON types (extensions aside), the same rewards", () => {
     const theirs = shapeOfLines(nemoGym.rollouts);
     const ours = shapeOfLines(gymkit.rollouts);
-    const diff = compareShapes(theirs.shape, ours.shape);
-    expect(diff.onlyA, "paths NeMo Gym writes and Gymkit does not").toEqual([]);
-    expect(diff.onlyB, "paths Gymkit writes beyond its listed extensions").toEqual(GYMKIT_EXTENSIONS.rollouts);
-    expect(diff.types, "paths whose JSON types differ").toEqual([]);
+    expectSameShape(theirs.shape, ours.shape, GYMKIT_EXTENSIONS.rollouts);
     const rewardOf = (rows: Array<Record<string, any>>) => new Map(rows.map((r) => [`${r._ng_task_index}:${r._ng_rollout_index}`, r.reward]));
     expect(ours.rows).toHaveLength(theirs.rows.length);
     expect(rewardOf(ours.rows)).toEqual(rewardOf(theirs.rows));
@@ -217,10 +213,7 @@ describe.each(ENVIRONMENTS)("%s: Gymkit's files against NeMo Gym's", (environmen
   it("metrics file: the same key paths and JSON types (extensions aside), and every value equal", () => {
     const theirs = shapeOfDocument(nemoGym.metrics);
     const ours = shapeOfDocument(gymkit.metrics);
-    const diff = compareShapes(theirs.shape, ours.shape);
-    expect(diff.onlyA, "paths NeMo Gym writes and Gymkit does not").toEqual([]);
-    expect(diff.onlyB, "paths Gymkit writes beyond its listed extensions").toEqual(GYMKIT_EXTENSIONS.metrics);
-    expect(diff.types, "paths whose JSON types differ").toEqual([]);
+    expectSameShape(theirs.shape, ours.shape, GYMKIT_EXTENSIONS.metrics);
     const theirNumbers = numbersOf(theirs.value);
     const ourNumbers = numbersOf(ours.value);
     expect([...ourNumbers.keys()].sort()).toEqual([...theirNumbers.keys()].sort());
