@@ -42,7 +42,8 @@ describe("example_tool_call_multireward", () => {
     });
     // NeMo Gym's multi-reward verify response does not declare the row's expected_call: it is read, not echoed.
     expect(result.body).not.toHaveProperty("expected_call");
-    expect(result.text).toContain('"reward":3.0,"correctness":1.0,"schema_valid":1.0,"format":1.0');
+    // Written as NeMo Gym's float fields are: 1.0, not 1.
+    expect(result.text).toContain('"reward":3.0,"reward_components":{"correctness":1.0,"schema_valid":1.0,"format":1.0},"correctness":1.0,"schema_valid":1.0,"format":1.0');
     expect(Object.keys(result.body.reward_components)).toEqual(["correctness", "schema_valid", "format"]);
   });
 
