@@ -308,8 +308,14 @@ describe("gym sandbox serve under hostile requests", () => {
     const over = await rawRequest(`${url}/execute`, { body: jsonBodyOf(16 * MiB + 1024) });
     expect(over.status).toBe(413);
     expect(JSON.parse(over.text).detail).toBe("request body is larger than the 16 MiB limit of POST /execute");
-    const huge = await rawRequest(`${url}/execute`, { body: jsonBodyOf(600 * MiB) });
-    expect(huge.status).toBe(413);
+    // What must hold for 600 MB is that the server survives it. It answers 413 and drops the rest, but
+    // on a loaded machine the client can see its write cut (EPIPE/ECONNRESET) before it reads that
+    // answer; either way the upload is refused and the server keeps serving.
+    const huge = await rawRequest(`${url}/execute`, { body: jsonBodyOf(600 * MiB) }).then(
+      (reply) => reply.status,
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    expect([413, "EPIPE", "ECONNRESET"]).toContain(huge);
     await stillServes();
   }, 120_000);
 
