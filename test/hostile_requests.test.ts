@@ -74,6 +74,18 @@ async function runRollout(agent: string, question?: string): Promise<number> {
   return result.reward;
 }
 
+
+/**
+ * POSTs a 600 MB body and says how it was refused: the status (413), or the error code when the
+ * client's write was cut before it read the answer (EPIPE/ECONNRESET, seen on a loaded machine).
+ */
+function refusedUpload(url: string): Promise<number | string | undefined> {
+  return rawRequest(url, { body: jsonBodyOf(600 * MiB) }).then(
+    (reply) => reply.status,
+    (error: NodeJS.ErrnoException) => error.code,
+  );
+}
+
 describe("gym env start under hostile requests", () => {
   let env: Awaited<ReturnType<typeof startEnv>>;
   let baselineRss: number;
@@ -120,8 +132,9 @@ describe("gym env start under hostile requests", () => {
   }, 120_000);
 
   it("survives a 600 MB upload: cut at the limit, nothing else disturbed", async () => {
-    const reply = await rawRequest(`${env.agent}/run`, { body: jsonBodyOf(600 * MiB) });
-    expect(reply.status).toBe(413);
+    // Refused either way: a 413, or (seen in CI on a loaded machine) the write cut before the client
+    // reads that 413. What must hold is that nothing else is disturbed.
+    expect([413, "EPIPE", "ECONNRESET"]).toContain(await refusedUpload(`${env.agent}/run`));
     await everythingStillServes();
   }, 120_000);
 
@@ -308,14 +321,8 @@ describe("gym sandbox serve under hostile requests", () => {
     const over = await rawRequest(`${url}/execute`, { body: jsonBodyOf(16 * MiB + 1024) });
     expect(over.status).toBe(413);
     expect(JSON.parse(over.text).detail).toBe("request body is larger than the 16 MiB limit of POST /execute");
-    // What must hold for 600 MB is that the server survives it. It answers 413 and drops the rest, but
-    // on a loaded machine the client can see its write cut (EPIPE/ECONNRESET) before it reads that
-    // answer; either way the upload is refused and the server keeps serving.
-    const huge = await rawRequest(`${url}/execute`, { body: jsonBodyOf(600 * MiB) }).then(
-      (reply) => reply.status,
-      (error: NodeJS.ErrnoException) => error.code,
-    );
-    expect([413, "EPIPE", "ECONNRESET"]).toContain(huge);
+    // What must hold for 600 MB is that the server survives it (see refusedUpload).
+    expect([413, "EPIPE", "ECONNRESET"]).toContain(await refusedUpload(`${url}/execute`));
     await stillServes();
   }, 120_000);
 
