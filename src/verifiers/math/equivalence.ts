@@ -122,7 +122,9 @@ export class Equivalence {
     if (gRel || pRel) return gRel && pRel && this.relationsEqual(g, p);
     if (isCollection(g) || isCollection(p)) return this.collectionsEqual(g, p);
     // A symbol against a name-like answer is decided by names; against an expression, by value.
-    if ((g.k === "sym" || p.k === "sym") && letters(g) !== undefined && letters(p) !== undefined) return symbolsEqual(g, p);
+    // math-verify decides every pair with a symbol on one side by names (or by str(), which a
+    // symbol only shares with itself): never by value, so `x` is not (x² + x)/(x + 1).
+    if (g.k === "sym" || p.k === "sym") return symbolsEqual(g, p);
     if (isEuler(g) && isEuler(p)) return true;
     if (g.k === "matrix" || p.k === "matrix") return this.matricesEqual(g, p);
     if (!hasFree(g) && !hasFree(p)) return this.numbersEqual(g, p);
@@ -192,8 +194,10 @@ export class Equivalence {
       const other = g.k === "interval" ? p : g;
       const interval = (g.k === "interval" ? g : p) as Extract<Expr, { k: "interval" }>;
       if (other.k === "domain" && other.name === "reals") return isNegInf(interval.lo) && isInf(interval.hi);
-      // An open interval against a two-element set is compared as the pair.
+      // An open interval against a two-element set is compared as the pair: in the order the set
+      // was written when the interval is the gold (a tuple gold against a set), else sorted.
       if (other.k === "set" && other.elems.length === 2 && interval.lopen && interval.hopen) {
+        if (g === interval) return this.inWrittenOrder([interval.lo, interval.hi], other);
         return matchAll([interval.lo, interval.hi], other.elems, (a, b) => this.equal(a, b));
       }
       return false;
@@ -208,7 +212,17 @@ export class Equivalence {
     const ps = elementsOf(p);
     if (gs.length !== ps.length) return false;
     if (g.k === "tuple" && p.k === "tuple") return gs.every((x, i) => this.equal(x, ps[i]!));
+    // Strict mode: a tuple gold is compared with a set prediction element by element in the order
+    // the set was written ((3, 1) never matches {1, 3}); a set gold sorts both sides, which a
+    // perfect matching reproduces.
+    if (g.k === "tuple" && p.k === "set") return this.inWrittenOrder(gs, p);
     return matchAll(gs, ps, (a, b) => this.equal(a, b));
+  }
+
+  /** SymPy zips the gold with the set's written arguments (duplicates kept: lengths must agree). */
+  private inWrittenOrder(gs: Expr[], p: Extract<Expr, { k: "set" }>): boolean {
+    if (p.elems.length !== gs.length || elementsOf(p).length !== gs.length) return false;
+    return gs.every((x, i) => this.equal(x, p.elems[i]!));
   }
 
   // --- matrices ---
@@ -310,7 +324,6 @@ function letters(e: Expr): string | undefined {
   if (e.k === "mul" && e.args.every((a) => a.k === "sym" && a.name.length === 1)) return e.args.map((a) => (a as { name: string }).name).join("");
   return undefined;
 }
-
 const isEuler = (e: Expr) => (e.k === "sym" && (e.name === "e" || e.name === "E")) || (e.k === "const" && e.name === "E");
 
 function symbolsEqual(g: Expr, p: Expr): boolean {
