@@ -75,6 +75,18 @@ export function children(e: Expr): Expr[] {
   }
 }
 
+/**
+ * latex2sympy2_extended's `is_expr_of_only_symbols`: a name built only from symbols: a symbol, or
+ * any node whose children all are (products `AB`, applications `f(x)`, `|AB|`, tuples), or a
+ * reciprocal of one (`\frac{NO}{BO}`, `A:B`). Numbers and constants are not names.
+ */
+export function onlySymbols(e: Expr): boolean {
+  if (e.k === "sym") return true;
+  if (e.k === "pow" && e.exp.k === "num" && e.exp.v.n === -1n && e.exp.v.d === 1n) return onlySymbols(e.base);
+  const kids = children(e);
+  return kids.length > 0 && kids.every(onlySymbols);
+}
+
 export function freeSymbols(e: Expr, out = new Set<string>()): Set<string> {
   if (e.k === "sym") out.add(e.name);
   for (const c of children(e)) freeSymbols(c, out);

@@ -31,9 +31,8 @@ type Rel = Extract<Expr, { k: "rel" }>;
 
 // --- Assignments ----------------------------------------------------------------------------------
 
-function isSymbolsOnly(e: Expr): boolean {
-  return e.k === "sym" || (e.k === "tuple" && e.elems.every((x) => x.k === "sym"));
-}
+/** A left side math-verify reads as a name (`x`, `AB`, `f(x)`, `|AB|`, `A:B`): the equation is an assignment. */
+const isSymbolsOnly = A.onlySymbols;
 
 const isEquation = (e: Expr): e is Rel => e.k === "rel" && e.op === "=";
 const isAssignment = (e: Expr): e is Rel => isEquation(e) && isSymbolsOnly(e.lhs);

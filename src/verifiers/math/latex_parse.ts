@@ -36,6 +36,9 @@ function prepare(latex: string): string {
   t = t.replace(/\\%/g, "\\cdot\\frac{1}{100}");
   t = t.replace(/\\(?:,|;|:|quad|qquad)(?![a-zA-Z])/g, " ");
   t = t.replace(/\\(?:degree|circ)(?![a-zA-Z])/g, "\\circ ");
+  // latex2sympy's `:` is division (a ratio a:b is a/b, left to right, binding tighter than `=`);
+  // compute-engine's Colon binds looser than `=`, so it is rewritten (not inside \text{…}).
+  t = t.replace(/(\\text\{[^{}]*\})|(?<!\\):/g, (_m, text: string | undefined) => text ?? "/");
   // Thousands separators: latex2sympy reads 12,345 as 12345 (a lone comma group is a separator).
   t = t.replace(/(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])/g, (m) => m.replace(/,/g, ""));
   return t;
@@ -160,7 +163,7 @@ function relation(op: RelOp, operands: Json[], ctx: Ctx): Expr {
   if (rels.length === 0) throw new ParseError("empty relation");
   // `x = 5+5+1 = 11` collapses to `x = 11` when it starts with an assignment (lhs only symbols).
   const first = terms[0]!;
-  const symbolsOnly = first.k === "sym" || (first.k === "tuple" && first.elems.every((e) => e.k === "sym"));
+  const symbolsOnly = A.onlySymbols(first);
   if (rels.length > 1 && ops.every((o) => o === "=") && symbolsOnly) return { k: "rel", op: "=", lhs: first, rhs: terms[terms.length - 1]! };
   return rels.length === 1 ? rels[0]! : { k: "and", args: rels };
 }
