@@ -26,6 +26,23 @@ const UNITS_PATTERN = new RegExp(
   "i",
 );
 
+/** The content of the `\boxed{…}` (or `\fbox{…}`) starting at `start`, by brace matching. */
+export function boxedAt(text: string, start: number): { content: string; end: number } | undefined {
+  const open = text.indexOf("{", start);
+  if (open < 0) return undefined;
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\\") {
+      i++;
+      continue;
+    }
+    if (c === "{") depth++;
+    else if (c === "}" && --depth === 0) return { content: text.slice(open + 1, i), end: i + 1 };
+  }
+  return undefined;
+}
+
 /** `text.rfind(needle, 0, end)`: the last occurrence lying wholly before `end`, or −1. */
 function lastBefore(text: string, needle: string, end: number): number {
   const from = end - needle.length;
