@@ -88,9 +88,6 @@ describe("gold handling", () => {
 
 describe("normalisation", () => {
   it.each([
-    ["\\boxed{1}, \\boxed{2}", "1,2"],
-    ["\\boxed{1} no no no no no \\boxed{2}", "2"],
-    ["\\boxed{004} \\boxed{004}", "004"],
     ["5\\text{ cm}", "5"],
     ["12 students", "12"],
     ["\\dfrac{3}{4}", "\\frac{3}{4}"],
@@ -106,6 +103,23 @@ describe("normalisation", () => {
     ["\\mathrm{odd}", "\\text{odd}"],
   ])("%s → %s", (input, output) => {
     expect(normalizeLatex(input)).toBe(output);
+  });
+  // A bare \boxed{…} match uses latex2sympy2_extended's "last" mode, every other match "all".
+  it.each([
+    ["\\boxed{1}, \\boxed{2}", "last", "1,2"],
+    ["\\boxed{1} no no no no no \\boxed{2}", "last", "2"],
+    ["\\boxed{1} no no no no no \\boxed{2}", "all", "1,2"],
+    // Close boxes are kept even when equal (real math-verify reads this as 4.004).
+    ["\\boxed{004} \\boxed{004}", "last", "004,004"],
+    // Farther apart, an equal box stops the walk; a different one is joined when a separator is between.
+    ["\\boxed{7} and then also \\boxed{7}", "last", "7"],
+    ["\\boxed{6} and then also \\boxed{7}", "last", "6,7"],
+    // NeMo Gym's wrapper around a gold that has its own box: the inner box, not the prose.
+    ["\\boxed{The answer is \\boxed{5}}", "last", "5"],
+    ["\\boxed{\\boxed{2}\\boxed{3}}", "last", "2,3"],
+    ["\\boxed{x^2}", "last", "x^2"],
+  ] as const)("%s (%s) → %s", (input, mode, output) => {
+    expect(normalizeLatex(input, mode)).toBe(output);
   });
 });
 
