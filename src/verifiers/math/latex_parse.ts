@@ -36,6 +36,8 @@ function prepare(latex: string): string {
   t = t.replace(/\\%/g, "\\cdot\\frac{1}{100}");
   t = t.replace(/\\(?:,|;|:|quad|qquad)(?![a-zA-Z])/g, " ");
   t = t.replace(/\\(?:degree|circ)(?![a-zA-Z])/g, "\\circ ");
+  // latex2sympy's grammar reads `\(` and `\)` as parentheses (what `\\left(` leaves behind).
+  t = t.replace(/(?<!\\)\\([()])/g, "$1");
   // latex2sympy's `:` is division (a ratio a:b is a/b, left to right, binding tighter than `=`);
   // compute-engine's Colon binds looser than `=`, so it is rewritten (not inside \text{…}).
   t = t.replace(/(\\text\{[^{}]*\})|(?<!\\):/g, (_m, text: string | undefined) => text ?? "/");

@@ -128,7 +128,8 @@ function basicLatex(text: string): string {
   t = t.replace(/\\ldots/g, "");
   t = t.replace(/\\?(?<![a-zA-Z])(?:percentage|percent|pct)(?![a-zA-Z])/g, "\\%");
   t = t.replace(/[\n\t\r]/g, " ");
-  if (!/\\begin\{/.test(t)) t = t.replace(/\\\\(?=[a-zA-Z])/g, "\\");
+  // Doubled backslashes before a command (`\\frac`, JSON-escaped) are one, unless a matrix is written.
+  if (!t.includes("matrix")) t = t.replace(/\\\\(?=[a-zA-Z])/g, "\\");
   return t;
 }
 
