@@ -34,7 +34,9 @@ function prepare(latex: string): string {
   t = t.replace(/\\geqslant/g, "\\geq ").replace(/\\leqslant/g, "\\leq ");
   t = t.replace(/\\(?:dots|cdots|ldots|dotsc|dotsb)(?![a-zA-Z])/g, "");
   t = t.replace(/\\%/g, "\\cdot\\frac{1}{100}");
-  t = t.replace(/\\(?:,|;|:|quad|qquad)(?![a-zA-Z])/g, " ");
+  t = t.replace(/\\(?:,|;|:)(?![a-zA-Z])/g, " ");
+  // Spacing commands are skipped by latex2sympy's lexer even when a letter follows (`\quadx_{2}`).
+  t = t.replace(/\\q?quad/g, " ");
   t = t.replace(/\\(?:degree|circ)(?![a-zA-Z])/g, "\\circ ");
   // latex2sympy's grammar reads `\(` and `\)` as parentheses (what `\\left(` leaves behind).
   t = t.replace(/(?<!\\)\\([()])/g, "$1");
@@ -282,6 +284,11 @@ export function convert(x: Json, ctx: Ctx): Expr {
     case "Hold":
       // 90^\circ is 90 (math-verify does not convert degrees); annotations are style only.
       return conv(args[0]);
+    case "Approx": {
+      // latex2sympy: `name \approx v` is the value; otherwise the exact side before `\approx` wins.
+      const lhs = conv(args[0]);
+      return A.onlySymbols(lhs) ? conv(args[1]) : lhs;
+    }
     case "Element":
       // `x \in S` is the set S.
       return conv(args[1]);
@@ -329,7 +336,7 @@ export function convert(x: Json, ctx: Ctx): Expr {
   }
   if (head in RELATIONS) return relation(RELATIONS[head]!, args, ctx);
   if (head in FUNCTIONS) return distribute(all(), (ops) => A.fn(FUNCTIONS[head]!, ...ops));
-  if (head === "Approx" || head === "Limit" || head === "Integrate" || head === "Sum" || head === "Product" || head === "D") {
+  if (head === "Limit" || head === "Integrate" || head === "Sum" || head === "Product" || head === "D") {
     throw new ParseError(`unsupported ${head}`);
   }
   // Any other application (`C(10,3)`, `\angle ABC`): an undefined function of its arguments.
@@ -337,8 +344,28 @@ export function convert(x: Json, ctx: Ctx): Expr {
 }
 
 /** Parses one normalised LaTeX answer. Throws ParseError when it is not one expression. */
+/**
+ * latex2sympy2_extended reads a whole answer of comma-grouped digits as one number: `1,000` is
+ * 1000, and a leading 0 makes the commas decimal points (`0,111` is 0.111, `004,004` is 4.004).
+ */
+const COMMA_NUMBER = /^\s*-?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*$/;
+
+function commaNumber(latex: string): Expr {
+  let text = latex.trim();
+  if (text.startsWith("0")) text = text.replace(/,/g, ".");
+  text = text.replace(/[, ]/g, "").replace(/^0+/, "");
+  if (text === "" || text === ".") return A.num(0);
+  if ((text.match(/\./g) ?? []).length > 1) throw new ParseError(`not a number: ${latex}`);
+  const v = parseDecimal(text.startsWith(".") ? `0${text}` : text);
+  if (!v) throw new ParseError(`not a number: ${latex}`);
+  return text.includes(".") ? { k: "float", v } : A.numR(v);
+}
+
 export function parseLatex(latex: string): Expr {
   if (latex.length > MAX_LATEX_LENGTH) throw new ParseError("answer too long");
+  if (COMMA_NUMBER.test(latex)) return commaNumber(latex);
+  // `\[` / `\]` inside an answer (what `\\left[` leaves) are no tokens of latex2sympy's grammar.
+  if (/(?<!\\)\\[[\]]/.test(latex)) throw new ParseError("\\[ inside an answer");
   const text = prepare(latex).trim();
   if (text === "") throw new ParseError("empty");
   const json = parser().parse(text);

@@ -113,7 +113,7 @@ function basicLatex(text: string): string {
   t = t.replace(/\\(?:left|right)\s*\./g, "");
   t = t.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)(?![a-zA-Z])/g, "");
   t = t.replace(/\\mathrm\{th\}/g, "").replace(/\^\{?\\text\{th\}\}?/g, "");
-  t = t.replace(/\\!/g, "");
+  t = t.replace(/\\!\s*/g, "");
   t = t.replace(/\\displaystyle/g, "");
   t = t.replace(/\\\$/g, "").replace(/\$/g, "");
   t = t.replace(/(?<!\\)["“”]/g, "");
@@ -121,8 +121,9 @@ function basicLatex(text: string): string {
   t = t.replace(/\\text\{\s*\}/g, "");
   t = t.replace(/\\[dtc]frac/g, "\\frac");
   t = t.replace(/ \./g, " 0.").replace(/\{\./g, "{0.");
-  t = t.replace(/\\text\{\s*(?:and|or)\s*\}/g, ",").replace(/\s(?:and|or)\s/g, ",");
-  t = t.replace(/\{,\}/g, ",");
+  // latex2sympy2_extended's separators: `and`/`or` not inside a word, with an optional comma before.
+  t = t.replace(/,?\s*\\text\{\s*(?:and|or)\s*\}/g, ",").replace(/(?<![a-zA-Z]),?\s*(?:and|or)(?![a-zA-Z])/g, ",");
+  t = t.replace(/\s*\{\s*,\s*\}/g, ",");
   t = t.replace(/\\ /g, " ");
   t = t.replace(/(?<![\\a-zA-Z])inf(?:inity)?(?![a-zA-Z])/g, "\\infty");
   t = t.replace(/\\ldots/g, "");
