@@ -55,6 +55,37 @@ describe("corpus", () => {
   });
 });
 
+interface FamilyRow extends CorpusRow {
+  family: number;
+  extracted: string | null;
+}
+
+/** Issue 14's families of disagreement, labelled by the real math-verify 0.8.0 (test/fixtures/math/README.md). */
+function loadFamilies(): FamilyRow[] {
+  const text = readFileSync(new URL("../../../test/fixtures/math/families_fix.jsonl", import.meta.url), "utf8");
+  return text.trim().split("\n").map((line) => JSON.parse(line) as FamilyRow);
+}
+
+/** Families whose rules follow math-verify now; 8-11 are still short (see the fixture README). */
+const FIXED_FAMILIES = new Set([1, 2, 3, 4, 5, 6, 7, 12]);
+
+describe("issue 14 families (real math-verify verdicts)", () => {
+  const rows = loadFamilies();
+  const verdicts = rows.map((row) => ({ row, reward: verifyAnswer(row.gold, row.prediction).reward }));
+
+  it("never rewards a pair math-verify rejects, in any family", () => {
+    const falsePositives = verdicts.filter(({ row, reward }) => reward === 1 && row.expected === 0).map(({ row }) => `#${row.id} f${row.family}: ${row.gold} vs ${row.prediction}`);
+    expect(falsePositives).toEqual([]);
+  });
+
+  it("agrees with math-verify on ≥ 97% of the pairs of the fixed families", () => {
+    const fixed = verdicts.filter(({ row }) => FIXED_FAMILIES.has(row.family));
+    const misses = fixed.filter(({ row, reward }) => reward !== row.expected).map(({ row, reward }) => `#${row.id} f${row.family}: ${row.gold} vs ${row.prediction} → ${reward}`);
+    expect(fixed.length).toBeGreaterThanOrEqual(100);
+    expect((fixed.length - misses.length) / fixed.length, misses.join("\n")).toBeGreaterThanOrEqual(0.97);
+  });
+});
+
 describe("NeMo Gym's math_with_judge test cases", () => {
   it("3 + 5 = \\boxed{8} against 8 → 1.0, extracted 8", () => {
     expect(verifyAnswer("8", "3 + 5 = \\boxed{8}")).toEqual({ reward: 1, extracted: "8" });
