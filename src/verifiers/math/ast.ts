@@ -1,6 +1,7 @@
 // The expression tree the math verifier works on: a small SymPy-like algebra (numbers, symbols,
 // sums, products, powers, functions, relations, sets, tuples, intervals, matrices). LaTeX and
 // plain-text answers are both parsed into it; equivalence, exact arithmetic and numerics read it.
+// `onlySymbols` follows latex2sympy2_extended 1.10.2 (commit 08735067b667bb8fb5beb9ef1cbc77d06bae3660).
 import { type Rational, rat } from "./rational.js";
 
 export type RelOp = "=" | "!=" | "<" | "<=" | ">" | ">=";

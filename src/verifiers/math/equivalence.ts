@@ -5,6 +5,8 @@
 // with SymPy's chop) → symbolic identity (simplify(a − b) = 0, done here by randomised identity
 // testing at high precision). It is deliberately not symmetric: gold and prediction play different
 // roles (a model must not score by restating an inequality it was given).
+// Rules matched against math-verify 0.8.0 (Math-Verify commit 68da5f36c72d83e987bda77155c3bb26898913c0,
+// grader.py) and latex2sympy2_extended 1.10.2 (commit 08735067b667bb8fb5beb9ef1cbc77d06bae3660).
 import * as A from "./ast.js";
 import type { Expr, RelOp } from "./ast.js";
 import { exactValue } from "./exact.js";

@@ -3,6 +3,7 @@
 // of every pattern is tried rightmost first (by end, ties to the earlier start). The first match
 // that parses wins; the string of the first match tried is kept as a string fallback, so the result
 // is [expression, string], [string] (nothing parsed) or [] (nothing matched).
+// Patterns matched against math-verify 0.8.0 (commit 68da5f36c72d83e987bda77155c3bb26898913c0, parser.py).
 import type { Expr } from "./ast.js";
 import { numberExpr, parseArithmetic } from "./expr_parse.js";
 import { ParseError, parseLatex } from "./latex_parse.js";

@@ -3,6 +3,8 @@
 // our own tree the way latex2sympy2_extended builds SymPy objects: `\pm` → a two-element set,
 // `(a,b)` → an open interval / pair, top-level commas → a set, `90^\circ` → 90, `\text{odd}` → a
 // symbol, `x \in S` → S, decimals kept as Floats with their exact value, everything else exact.
+// Rules matched against latex2sympy2_extended 1.10.2 (commit 08735067b667bb8fb5beb9ef1cbc77d06bae3660), the
+// parser math-verify 0.8.0 (commit 68da5f36c72d83e987bda77155c3bb26898913c0) pins.
 import { LatexSyntax } from "@cortex-js/compute-engine/latex-syntax";
 import * as A from "./ast.js";
 import type { Expr, RelOp } from "./ast.js";

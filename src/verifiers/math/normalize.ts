@@ -1,7 +1,9 @@
 // LaTeX normalisation before parsing, after latex2sympy2_extended's `normalize_latex` as math-verify
-// configures it (basic_latex, units, malformed_operators, nits; boxed = "last"). Each step is a
+// configures it (basic_latex, units, malformed_operators, nits; boxed "last" for a bare \boxed match, else "all"). Each step is a
 // plain string rewrite, applied in the same order as there, because later steps rely on earlier ones
 // (e.g. `\dfrac` → `\frac` before the `\frac12` repair, `\mathrm{cm}` → `\text{cm}` before units).
+// Rules matched against latex2sympy2_extended 1.10.2 (commit 08735067b667bb8fb5beb9ef1cbc77d06bae3660,
+// math_normalization.py), the version math-verify 0.8.0 (commit 68da5f36c72d83e987bda77155c3bb26898913c0) pins.
 
 /** Unit and counted-noun words dropped from the end of an answer ("5 cm", "12 students"). */
 const UNIT_WORDS = [
