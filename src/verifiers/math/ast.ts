@@ -88,6 +88,34 @@ export function onlySymbols(e: Expr): boolean {
   return kids.length > 0 && kids.every(onlySymbols);
 }
 
+/** `e` with every symbol `name` replaced by `value`. */
+export function substitute(e: Expr, name: string, value: Expr): Expr {
+  const sub = (x: Expr) => substitute(x, name, value);
+  switch (e.k) {
+    case "sym":
+      return e.name === name ? value : e;
+    case "add":
+    case "mul":
+    case "and":
+    case "setop":
+    case "fn":
+      return { ...e, args: e.args.map(sub) } as Expr;
+    case "pow":
+      return { k: "pow", base: sub(e.base), exp: sub(e.exp) };
+    case "rel":
+      return { ...e, lhs: sub(e.lhs), rhs: sub(e.rhs) };
+    case "set":
+    case "tuple":
+      return { ...e, elems: e.elems.map(sub) } as Expr;
+    case "interval":
+      return { ...e, lo: sub(e.lo), hi: sub(e.hi) };
+    case "matrix":
+      return { k: "matrix", rows: e.rows.map((r) => r.map(sub)) };
+    default:
+      return e;
+  }
+}
+
 export function freeSymbols(e: Expr, out = new Set<string>()): Set<string> {
   if (e.k === "sym") out.add(e.name);
   for (const c of children(e)) freeSymbols(c, out);

@@ -235,6 +235,26 @@ function distribute(operands: Expr[], build: (ops: Expr[]) => Expr): Expr {
   return { k: "set", pm: true, elems: results.flatMap((r) => (r.k === "set" && r.pm ? r.elems : [r])) };
 }
 
+/** Most terms a `\sum` / `\prod` with integer bounds is expanded into (SymPy's `doit()` of it). */
+const MAX_TERMS = 1000;
+
+/** `\sum_{k=a}^{b} f(k)` with integer bounds: the terms, added (or multiplied); other bounds do not parse. */
+function finiteSum(head: "Sum" | "Product", args: Json[], ctx: Ctx): Expr {
+  const limits = compact(args[1]);
+  if (!isFn(limits) || limits[0] !== "Tuple" || limits.length !== 4 || typeof compact(limits[1]) !== "string") throw new ParseError(`unsupported ${head}`);
+  const variable = convert(limits[1], ctx);
+  const lo = convert(limits[2], ctx);
+  const hi = convert(limits[3], ctx);
+  if (variable.k !== "sym" || lo.k !== "num" || hi.k !== "num" || lo.v.d !== 1n || hi.v.d !== 1n) throw new ParseError(`unsupported ${head}`);
+  const count = hi.v.n - lo.v.n + 1n;
+  if (count > BigInt(MAX_TERMS)) throw new ParseError(`${head} too long`);
+  const body = convert(args[0], ctx);
+  const terms: Expr[] = [];
+  for (let k = lo.v.n; k <= hi.v.n; k++) terms.push(A.substitute(body, variable.name, A.num(k)));
+  if (terms.length === 0) return A.num(head === "Sum" ? 0 : 1);
+  return head === "Sum" ? A.add(...terms) : A.mul(...terms);
+}
+
 export function convert(x: Json, ctx: Ctx): Expr {
   const c = compact(x);
   if (typeof c === "number" || (c && typeof c === "object" && !Array.isArray(c) && "num" in c)) return number(c);
@@ -338,6 +358,7 @@ export function convert(x: Json, ctx: Ctx): Expr {
   }
   if (head in RELATIONS) return relation(RELATIONS[head]!, args, ctx);
   if (head in FUNCTIONS) return distribute(all(), (ops) => A.fn(FUNCTIONS[head]!, ...ops));
+  if ((head === "Sum" || head === "Product") && args.length === 2) return finiteSum(head, args, ctx);
   if (head === "Limit" || head === "Integrate" || head === "Sum" || head === "Product" || head === "D") {
     throw new ParseError(`unsupported ${head}`);
   }

@@ -126,7 +126,8 @@ function basicLatex(text: string): string {
   // latex2sympy2_extended's separators: `and`/`or` not inside a word, with an optional comma before.
   t = t.replace(/,?\s*\\text\{\s*(?:and|or)\s*\}/g, ",").replace(/(?<![a-zA-Z]),?\s*(?:and|or)(?![a-zA-Z])/g, ",");
   t = t.replace(/\s*\{\s*,\s*\}/g, ",");
-  t = t.replace(/\\ /g, " ");
+  // A backslash-space is a space, but not the second half of a `\\` row break (`8 \\ 10`).
+  t = t.replace(/(?<!\\)\\\s/g, " ");
   t = t.replace(/(?<![\\a-zA-Z])inf(?:inity)?(?![a-zA-Z])/g, "\\infty");
   t = t.replace(/\\ldots/g, "");
   t = t.replace(/\\?(?<![a-zA-Z])(?:percentage|percent|pct)(?![a-zA-Z])/g, "\\%");
