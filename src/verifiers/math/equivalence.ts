@@ -320,10 +320,11 @@ function matchAll(gs: Expr[], ps: Expr[], eq: (a: Expr, b: Expr) => boolean): bo
 
 // --- symbols ---
 
+/** A symbol's name, or a product of letters read as a word; Euler's e in it reads "e" (`yes`, `Even`). */
 function letters(e: Expr): string | undefined {
   if (e.k === "sym") return e.name;
-  if (e.k === "mul" && e.args.every((a) => a.k === "sym" && a.name.length === 1)) return e.args.map((a) => (a as { name: string }).name).join("");
-  return undefined;
+  if (e.k !== "mul" || !e.args.every((a) => (a.k === "sym" && a.name.length === 1) || isEuler(a))) return undefined;
+  return e.args.map((a) => (a.k === "sym" ? a.name : "e")).join("");
 }
 const isEuler = (e: Expr) => (e.k === "sym" && (e.name === "e" || e.name === "E")) || (e.k === "const" && e.name === "E");
 

@@ -120,13 +120,14 @@ function symbolNamed(name: string, ctx: Ctx): Expr {
       throw new ParseError(`empty expression`);
   }
   if (name.startsWith("'")) {
-    // \text{...}: a text answer becomes a symbol; multi-letter names are case-folded.
-    const text = name.slice(1, -1).trim();
+    // \text{...}: a text answer becomes a symbol, without its spaces and parentheses (`\text{(C)}`
+    // is C); latex2sympy lowercases every symbol name (its default lowercase_symbols).
+    const text = name.slice(1, -1).replace(/[\s()]/g, "");
     if (text === "") throw new ParseError("empty text");
-    return A.sym(text.length > 1 ? text.toLowerCase() : text);
+    return A.sym(text.toLowerCase());
   }
-  // Styled symbols (`v_bold`, `P_upright`) are the plain letter.
-  return A.sym(name.replace(/_(?:bold|upright|italic|blackboard|calligraphic|fraktur|script|sansserif)$/, ""));
+  // Styled symbols (`v_bold`, `P_upright`) are the plain letter; names are lowercased (`K` is `k`).
+  return A.sym(name.replace(/_(?:bold|upright|italic|blackboard|calligraphic|fraktur|script|sansserif)$/, "").toLowerCase());
 }
 
 function number(x: Json): Expr {
@@ -347,7 +348,7 @@ export function convert(x: Json, ctx: Ctx): Expr {
     case "Subscript":
       return A.sym(`${JSON.stringify(args[0])}_${JSON.stringify(args[1])}`);
     case "__unit__":
-      return A.sym(String(compact(args[0])));
+      return A.sym(String(compact(args[0])).toLowerCase());
     case "Prime":
     case "OverVector":
     case "OverHat":
