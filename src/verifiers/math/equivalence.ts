@@ -13,6 +13,7 @@ import { exactValue } from "./exact.js";
 import { Evaluator, MAX_PRECISION, NotNumeric, magnitude, type Complex } from "./numeric.js";
 import * as Q from "./rational.js";
 import { Decimal } from "./decimal.js";
+import { isAppliedFunction } from "./latex_parse.js";
 
 export interface EquivalenceOptions {
   /** Decimal places both sides are rounded to when either is a Float (NeMo Gym: 6). */
@@ -57,11 +58,19 @@ function hasFree(e: Expr): boolean {
 }
 
 /** `x op c` with x the only symbol, as a set; undefined if the relation is not of that shape. */
+/** A side SymPy's `as_set` solves for: a symbol, or an undefined function application (unwrapped to one). */
+const isSubject = (e: Expr) => e.k === "sym" || (isAppliedFunction(e) && A.children(e).every((c) => c.k === "sym" || c.k === "num"));
+
+function subjectOf(r: Expr): Expr | undefined {
+  if (r.k !== "rel") return undefined;
+  return isSubject(r.lhs) ? r.lhs : isSubject(r.rhs) ? r.rhs : undefined;
+}
+
 function relationAsSet(r: Rel): Expr | undefined {
   let op = r.op;
   let bound: Expr;
-  if (r.lhs.k === "sym" && !hasFree(r.rhs)) bound = r.rhs;
-  else if (r.rhs.k === "sym" && !hasFree(r.lhs)) {
+  if (isSubject(r.lhs) && !hasFree(r.rhs)) bound = r.rhs;
+  else if (isSubject(r.rhs) && !hasFree(r.lhs)) {
     bound = r.lhs;
     op = FLIP[op];
   } else return undefined;
@@ -92,6 +101,9 @@ function relationAsSet(r: Rel): Expr | undefined {
 function asSet(e: Expr): Expr | undefined {
   if (e.k === "rel") return relationAsSet(e);
   if (e.k !== "and" || e.args.length !== 2) return undefined;
+  // One unknown only: both relations must bound the same subject.
+  const [s1, s2] = e.args.map(subjectOf);
+  if (!s1 || !s2 || !A.same(s1, s2)) return undefined;
   const sets = e.args.map((r) => (r.k === "rel" ? relationAsSet(r) : undefined));
   const [a, b] = sets;
   if (a?.k !== "interval" || b?.k !== "interval") return undefined;

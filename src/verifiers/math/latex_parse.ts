@@ -243,17 +243,51 @@ const MAX_TERMS = 1000;
 function finiteSum(head: "Sum" | "Product", args: Json[], ctx: Ctx): Expr {
   const limits = compact(args[1]);
   if (!isFn(limits) || limits[0] !== "Tuple" || limits.length !== 4 || typeof compact(limits[1]) !== "string") throw new ParseError(`unsupported ${head}`);
-  const variable = convert(limits[1], ctx);
+  // The index is a variable even where `i` would be the imaginary unit.
+  const local: Ctx = { ...ctx, complex: false };
+  const variable = convert(limits[1], local);
   const lo = convert(limits[2], ctx);
   const hi = convert(limits[3], ctx);
   if (variable.k !== "sym" || lo.k !== "num" || hi.k !== "num" || lo.v.d !== 1n || hi.v.d !== 1n) throw new ParseError(`unsupported ${head}`);
   const count = hi.v.n - lo.v.n + 1n;
   if (count > BigInt(MAX_TERMS)) throw new ParseError(`${head} too long`);
-  const body = convert(args[0], ctx);
+  const body = convert(args[0], local);
   const terms: Expr[] = [];
   for (let k = lo.v.n; k <= hi.v.n; k++) terms.push(A.substitute(body, variable.name, A.num(k)));
   if (terms.length === 0) return A.num(head === "Sum" ? 0 : 1);
   return head === "Sum" ? A.add(...terms) : A.mul(...terms);
+}
+
+const KNOWN_FUNCTIONS = new Set([...Object.values(FUNCTIONS), "log", "prime", "overvector", "overhat", "overrightarrow", "overbar", "mean"]);
+
+/** An application of an undefined function (`f(x)`, `W(n)`), which math-verify unwraps into one symbol. */
+export function isAppliedFunction(e: Expr): boolean {
+  return e.k === "fn" && !KNOWN_FUNCTIONS.has(e.name);
+}
+
+/**
+ * Juxtaposed operands, with latex2sympy's function applications: a name followed by `( atom )` is
+ * the undefined function applied (`f(x)`, `f(2)`), while `a(b+c)` stays a product.
+ */
+function applications(args: Json[], ctx: Ctx): Expr[] {
+  const out: Expr[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = compact(args[i]);
+    const next = compact(args[i + 1]);
+    if (typeof name === "string" && isFn(next) && next[0] === "Delimiter" && (next[2] === undefined || String(compact(next[2])) === "'(,)'")) {
+      const body = compact(next[1]);
+      const head = convert(name, ctx);
+      const atom = typeof body === "string" || typeof body === "number" || (body !== null && typeof body === "object" && !Array.isArray(body) && "num" in body);
+      if (head.k === "sym" && atom) {
+        out.push(A.fn(head.name, convert(body, ctx)));
+        i++;
+        continue;
+      }
+    }
+    out.push(convert(args[i], ctx));
+  }
+  if (out.length === 0) throw new ParseError("empty product");
+  return out;
 }
 
 export function convert(x: Json, ctx: Ctx): Expr {
@@ -275,8 +309,9 @@ export function convert(x: Json, ctx: Ctx): Expr {
       return distribute(all(), ([a, b]) => (b ? A.sub(a!, b) : A.neg(a!)));
     case "Negate":
       return distribute(all(), ([a]) => A.neg(a!));
-    case "Multiply":
     case "InvisibleOperator":
+      return distribute(applications(args, ctx), (ops) => A.mul(...ops));
+    case "Multiply":
     case "Sequence":
       if (args.length === 0) throw new ParseError("empty product");
       return distribute(all(), (ops) => A.mul(...ops));
