@@ -1,6 +1,7 @@
 // The expression tree the math verifier works on: a small SymPy-like algebra (numbers, symbols,
 // sums, products, powers, functions, relations, sets, tuples, intervals, matrices). LaTeX and
 // plain-text answers are both parsed into it; equivalence, exact arithmetic and numerics read it.
+// `onlySymbols` follows latex2sympy2_extended 1.10.2 (commit 08735067b667bb8fb5beb9ef1cbc77d06bae3660).
 import { type Rational, rat } from "./rational.js";
 
 export type RelOp = "=" | "!=" | "<" | "<=" | ">" | ">=";
@@ -72,6 +73,46 @@ export function children(e: Expr): Expr[] {
       return e.rows.flat();
     default:
       return [];
+  }
+}
+
+/**
+ * latex2sympy2_extended's `is_expr_of_only_symbols`: a name built only from symbols: a symbol, or
+ * any node whose children all are (products `AB`, applications `f(x)`, `|AB|`, tuples), or a
+ * reciprocal of one (`\frac{NO}{BO}`, `A:B`). Numbers and constants are not names.
+ */
+export function onlySymbols(e: Expr): boolean {
+  if (e.k === "sym") return true;
+  if (e.k === "pow" && e.exp.k === "num" && e.exp.v.n === -1n && e.exp.v.d === 1n) return onlySymbols(e.base);
+  const kids = children(e);
+  return kids.length > 0 && kids.every(onlySymbols);
+}
+
+/** `e` with every symbol `name` replaced by `value`. */
+export function substitute(e: Expr, name: string, value: Expr): Expr {
+  const sub = (x: Expr) => substitute(x, name, value);
+  switch (e.k) {
+    case "sym":
+      return e.name === name ? value : e;
+    case "add":
+    case "mul":
+    case "and":
+    case "setop":
+    case "fn":
+      return { ...e, args: e.args.map(sub) } as Expr;
+    case "pow":
+      return { k: "pow", base: sub(e.base), exp: sub(e.exp) };
+    case "rel":
+      return { ...e, lhs: sub(e.lhs), rhs: sub(e.rhs) };
+    case "set":
+    case "tuple":
+      return { ...e, elems: e.elems.map(sub) } as Expr;
+    case "interval":
+      return { ...e, lo: sub(e.lo), hi: sub(e.hi) };
+    case "matrix":
+      return { k: "matrix", rows: e.rows.map((r) => r.map(sub)) };
+    default:
+      return e;
   }
 }
 

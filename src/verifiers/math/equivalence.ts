@@ -5,12 +5,15 @@
 // with SymPy's chop) → symbolic identity (simplify(a − b) = 0, done here by randomised identity
 // testing at high precision). It is deliberately not symmetric: gold and prediction play different
 // roles (a model must not score by restating an inequality it was given).
+// Rules matched against math-verify 0.8.0 (Math-Verify commit 68da5f36c72d83e987bda77155c3bb26898913c0,
+// grader.py) and latex2sympy2_extended 1.10.2 (commit 08735067b667bb8fb5beb9ef1cbc77d06bae3660).
 import * as A from "./ast.js";
 import type { Expr, RelOp } from "./ast.js";
 import { exactValue } from "./exact.js";
 import { Evaluator, MAX_PRECISION, NotNumeric, magnitude, type Complex } from "./numeric.js";
 import * as Q from "./rational.js";
 import { Decimal } from "./decimal.js";
+import { isAppliedFunction } from "./latex_parse.js";
 
 export interface EquivalenceOptions {
   /** Decimal places both sides are rounded to when either is a Float (NeMo Gym: 6). */
@@ -31,9 +34,8 @@ type Rel = Extract<Expr, { k: "rel" }>;
 
 // --- Assignments ----------------------------------------------------------------------------------
 
-function isSymbolsOnly(e: Expr): boolean {
-  return e.k === "sym" || (e.k === "tuple" && e.elems.every((x) => x.k === "sym"));
-}
+/** A left side math-verify reads as a name (`x`, `AB`, `f(x)`, `|AB|`, `A:B`): the equation is an assignment. */
+const isSymbolsOnly = A.onlySymbols;
 
 const isEquation = (e: Expr): e is Rel => e.k === "rel" && e.op === "=";
 const isAssignment = (e: Expr): e is Rel => isEquation(e) && isSymbolsOnly(e.lhs);
@@ -56,11 +58,19 @@ function hasFree(e: Expr): boolean {
 }
 
 /** `x op c` with x the only symbol, as a set; undefined if the relation is not of that shape. */
+/** A side SymPy's `as_set` solves for: a symbol, or an undefined function application (unwrapped to one). */
+const isSubject = (e: Expr) => e.k === "sym" || (isAppliedFunction(e) && A.children(e).every((c) => c.k === "sym" || c.k === "num"));
+
+function subjectOf(r: Expr): Expr | undefined {
+  if (r.k !== "rel") return undefined;
+  return isSubject(r.lhs) ? r.lhs : isSubject(r.rhs) ? r.rhs : undefined;
+}
+
 function relationAsSet(r: Rel): Expr | undefined {
   let op = r.op;
   let bound: Expr;
-  if (r.lhs.k === "sym" && !hasFree(r.rhs)) bound = r.rhs;
-  else if (r.rhs.k === "sym" && !hasFree(r.lhs)) {
+  if (isSubject(r.lhs) && !hasFree(r.rhs)) bound = r.rhs;
+  else if (isSubject(r.rhs) && !hasFree(r.lhs)) {
     bound = r.lhs;
     op = FLIP[op];
   } else return undefined;
@@ -91,6 +101,9 @@ function relationAsSet(r: Rel): Expr | undefined {
 function asSet(e: Expr): Expr | undefined {
   if (e.k === "rel") return relationAsSet(e);
   if (e.k !== "and" || e.args.length !== 2) return undefined;
+  // One unknown only: both relations must bound the same subject.
+  const [s1, s2] = e.args.map(subjectOf);
+  if (!s1 || !s2 || !A.same(s1, s2)) return undefined;
   const sets = e.args.map((r) => (r.k === "rel" ? relationAsSet(r) : undefined));
   const [a, b] = sets;
   if (a?.k !== "interval" || b?.k !== "interval") return undefined;
@@ -122,7 +135,9 @@ export class Equivalence {
     if (gRel || pRel) return gRel && pRel && this.relationsEqual(g, p);
     if (isCollection(g) || isCollection(p)) return this.collectionsEqual(g, p);
     // A symbol against a name-like answer is decided by names; against an expression, by value.
-    if ((g.k === "sym" || p.k === "sym") && letters(g) !== undefined && letters(p) !== undefined) return symbolsEqual(g, p);
+    // math-verify decides every pair with a symbol on one side by names (or by str(), which a
+    // symbol only shares with itself): never by value, so `x` is not (x² + x)/(x + 1).
+    if (g.k === "sym" || p.k === "sym") return symbolsEqual(g, p);
     if (isEuler(g) && isEuler(p)) return true;
     if (g.k === "matrix" || p.k === "matrix") return this.matricesEqual(g, p);
     if (!hasFree(g) && !hasFree(p)) return this.numbersEqual(g, p);
@@ -192,8 +207,10 @@ export class Equivalence {
       const other = g.k === "interval" ? p : g;
       const interval = (g.k === "interval" ? g : p) as Extract<Expr, { k: "interval" }>;
       if (other.k === "domain" && other.name === "reals") return isNegInf(interval.lo) && isInf(interval.hi);
-      // An open interval against a two-element set is compared as the pair.
+      // An open interval against a two-element set is compared as the pair: in the order the set
+      // was written when the interval is the gold (a tuple gold against a set), else sorted.
       if (other.k === "set" && other.elems.length === 2 && interval.lopen && interval.hopen) {
+        if (g === interval) return this.inWrittenOrder([interval.lo, interval.hi], other);
         return matchAll([interval.lo, interval.hi], other.elems, (a, b) => this.equal(a, b));
       }
       return false;
@@ -208,7 +225,17 @@ export class Equivalence {
     const ps = elementsOf(p);
     if (gs.length !== ps.length) return false;
     if (g.k === "tuple" && p.k === "tuple") return gs.every((x, i) => this.equal(x, ps[i]!));
+    // Strict mode: a tuple gold is compared with a set prediction element by element in the order
+    // the set was written ((3, 1) never matches {1, 3}); a set gold sorts both sides, which a
+    // perfect matching reproduces.
+    if (g.k === "tuple" && p.k === "set") return this.inWrittenOrder(gs, p);
     return matchAll(gs, ps, (a, b) => this.equal(a, b));
+  }
+
+  /** SymPy zips the gold with the set's written arguments (duplicates kept: lengths must agree). */
+  private inWrittenOrder(gs: Expr[], p: Extract<Expr, { k: "set" }>): boolean {
+    if (p.elems.length !== gs.length || elementsOf(p).length !== gs.length) return false;
+    return gs.every((x, i) => this.equal(x, p.elems[i]!));
   }
 
   // --- matrices ---
@@ -305,12 +332,12 @@ function matchAll(gs: Expr[], ps: Expr[], eq: (a: Expr, b: Expr) => boolean): bo
 
 // --- symbols ---
 
+/** A symbol's name, or a product of letters read as a word; Euler's e in it reads "e" (`yes`, `Even`). */
 function letters(e: Expr): string | undefined {
   if (e.k === "sym") return e.name;
-  if (e.k === "mul" && e.args.every((a) => a.k === "sym" && a.name.length === 1)) return e.args.map((a) => (a as { name: string }).name).join("");
-  return undefined;
+  if (e.k !== "mul" || !e.args.every((a) => (a.k === "sym" && a.name.length === 1) || isEuler(a))) return undefined;
+  return e.args.map((a) => (a.k === "sym" ? a.name : "e")).join("");
 }
-
 const isEuler = (e: Expr) => (e.k === "sym" && (e.name === "e" || e.name === "E")) || (e.k === "const" && e.name === "E");
 
 function symbolsEqual(g: Expr, p: Expr): boolean {

@@ -3,6 +3,7 @@
 // of every pattern is tried rightmost first (by end, ties to the earlier start). The first match
 // that parses wins; the string of the first match tried is kept as a string fallback, so the result
 // is [expression, string], [string] (nothing parsed) or [] (nothing matched).
+// Patterns matched against math-verify 0.8.0 (commit 68da5f36c72d83e987bda77155c3bb26898913c0, parser.py).
 import type { Expr } from "./ast.js";
 import { numberExpr, parseArithmetic } from "./expr_parse.js";
 import { ParseError, parseLatex } from "./latex_parse.js";
@@ -53,15 +54,16 @@ function patterns(target: Target): Pattern[] {
   const x = target === "latex" ? LATEX_X : EXPR_X;
   const kind = target;
   const list: Pattern[] = [
-    { re: new RegExp(String.raw`final answer is\s*${x}\.\s*I hope`, "gid"), priority: 0, kind },
-    { re: new RegExp(String.raw`final answer.{0,100}?\s+is\s*${x}`, "gid"), priority: 50, kind },
+    { re: new RegExp(String.raw`final answer is\s*${x}\.\s*I hope`, target === "latex" ? "gisd" : "gid"), priority: 0, kind },
+    { re: new RegExp(String.raw`final answer.{0,100}?\s+is\s*${x}`, target === "latex" ? "gisd" : "gid"), priority: 50, kind },
   ];
   if (target === "latex") {
     list.push(
       { re: new RegExp(String.raw`(?<x>${LATEX_ENVS})`, "gd"), priority: 50, kind: "boxedEnv", filter: (s) => s.includes("\\boxed") },
-      { re: /(?<x>\\boxed\{.+\})/dg, priority: 50, kind: "boxed" },
-      { re: new RegExp(String.raw`answer\s*:.{0,50}?${x}`, "gid"), priority: 100, kind },
-      { re: new RegExp(String.raw`answer.{0,50}?${x}`, "gid"), priority: 200, kind },
+      // math-verify compiles its LaTeX patterns with DOTALL: `.` crosses newlines.
+      { re: /(?<x>\\boxed\{.+\})/dgs, priority: 50, kind: "boxed" },
+      { re: new RegExp(String.raw`answer:.{0,50}?${x}`, "gisd"), priority: 100, kind },
+      { re: new RegExp(String.raw`answer.{0,50}?${x}`, "gisd"), priority: 200, kind },
       { re: new RegExp(x, "gd"), priority: 300, kind },
     );
   } else {
@@ -110,7 +112,9 @@ function latexContents(x: string): string[] {
 
 function convertLatex(x: string, kind: Pattern["kind"]): Extracted {
   const contents = kind === "boxed" ? [x] : kind === "boxedEnv" ? latexContents(x).filter((c) => c.includes("\\boxed")) : latexContents(x);
-  const normalized = contents.map(normalizeLatex);
+  // A bare `\boxed{…}` match keeps the last box (and its close neighbours); every other LaTeX
+  // match takes all the boxes it contains.
+  const normalized = contents.map((c) => normalizeLatex(c, kind === "boxed" ? "last" : "all"));
   const text = normalized.join(",");
   const parsed: Expr[] = [];
   for (const n of normalized) {

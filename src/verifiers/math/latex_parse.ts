@@ -3,6 +3,8 @@
 // our own tree the way latex2sympy2_extended builds SymPy objects: `\pm` → a two-element set,
 // `(a,b)` → an open interval / pair, top-level commas → a set, `90^\circ` → 90, `\text{odd}` → a
 // symbol, `x \in S` → S, decimals kept as Floats with their exact value, everything else exact.
+// Rules matched against latex2sympy2_extended 1.10.2 (commit 08735067b667bb8fb5beb9ef1cbc77d06bae3660), the
+// parser math-verify 0.8.0 (commit 68da5f36c72d83e987bda77155c3bb26898913c0) pins.
 import { LatexSyntax } from "@cortex-js/compute-engine/latex-syntax";
 import * as A from "./ast.js";
 import type { Expr, RelOp } from "./ast.js";
@@ -34,8 +36,15 @@ function prepare(latex: string): string {
   t = t.replace(/\\geqslant/g, "\\geq ").replace(/\\leqslant/g, "\\leq ");
   t = t.replace(/\\(?:dots|cdots|ldots|dotsc|dotsb)(?![a-zA-Z])/g, "");
   t = t.replace(/\\%/g, "\\cdot\\frac{1}{100}");
-  t = t.replace(/\\(?:,|;|:|quad|qquad)(?![a-zA-Z])/g, " ");
+  t = t.replace(/\\(?:,|;|:)(?![a-zA-Z])/g, " ");
+  // Spacing commands are skipped by latex2sympy's lexer even when a letter follows (`\quadx_{2}`).
+  t = t.replace(/\\q?quad/g, " ");
   t = t.replace(/\\(?:degree|circ)(?![a-zA-Z])/g, "\\circ ");
+  // latex2sympy's grammar reads `\(` and `\)` as parentheses (what `\\left(` leaves behind).
+  t = t.replace(/(?<!\\)\\([()])/g, "$1");
+  // latex2sympy's `:` is division (a ratio a:b is a/b, left to right, binding tighter than `=`);
+  // compute-engine's Colon binds looser than `=`, so it is rewritten (not inside \text{…}).
+  t = t.replace(/(\\text\{[^{}]*\})|(?<!\\):/g, (_m, text: string | undefined) => text ?? "/");
   // Thousands separators: latex2sympy reads 12,345 as 12345 (a lone comma group is a separator).
   t = t.replace(/(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])/g, (m) => m.replace(/,/g, ""));
   return t;
@@ -111,13 +120,14 @@ function symbolNamed(name: string, ctx: Ctx): Expr {
       throw new ParseError(`empty expression`);
   }
   if (name.startsWith("'")) {
-    // \text{...}: a text answer becomes a symbol; multi-letter names are case-folded.
-    const text = name.slice(1, -1).trim();
+    // \text{...}: a text answer becomes a symbol, without its spaces and parentheses (`\text{(C)}`
+    // is C); latex2sympy lowercases every symbol name (its default lowercase_symbols).
+    const text = name.slice(1, -1).replace(/[\s()]/g, "");
     if (text === "") throw new ParseError("empty text");
-    return A.sym(text.length > 1 ? text.toLowerCase() : text);
+    return A.sym(text.toLowerCase());
   }
-  // Styled symbols (`v_bold`, `P_upright`) are the plain letter.
-  return A.sym(name.replace(/_(?:bold|upright|italic|blackboard|calligraphic|fraktur|script|sansserif)$/, ""));
+  // Styled symbols (`v_bold`, `P_upright`) are the plain letter; names are lowercased (`K` is `k`).
+  return A.sym(name.replace(/_(?:bold|upright|italic|blackboard|calligraphic|fraktur|script|sansserif)$/, "").toLowerCase());
 }
 
 function number(x: Json): Expr {
@@ -160,7 +170,7 @@ function relation(op: RelOp, operands: Json[], ctx: Ctx): Expr {
   if (rels.length === 0) throw new ParseError("empty relation");
   // `x = 5+5+1 = 11` collapses to `x = 11` when it starts with an assignment (lhs only symbols).
   const first = terms[0]!;
-  const symbolsOnly = first.k === "sym" || (first.k === "tuple" && first.elems.every((e) => e.k === "sym"));
+  const symbolsOnly = A.onlySymbols(first);
   if (rels.length > 1 && ops.every((o) => o === "=") && symbolsOnly) return { k: "rel", op: "=", lhs: first, rhs: terms[terms.length - 1]! };
   return rels.length === 1 ? rels[0]! : { k: "and", args: rels };
 }
@@ -226,6 +236,60 @@ function distribute(operands: Expr[], build: (ops: Expr[]) => Expr): Expr {
   return { k: "set", pm: true, elems: results.flatMap((r) => (r.k === "set" && r.pm ? r.elems : [r])) };
 }
 
+/** Most terms a `\sum` / `\prod` with integer bounds is expanded into (SymPy's `doit()` of it). */
+const MAX_TERMS = 1000;
+
+/** `\sum_{k=a}^{b} f(k)` with integer bounds: the terms, added (or multiplied); other bounds do not parse. */
+function finiteSum(head: "Sum" | "Product", args: Json[], ctx: Ctx): Expr {
+  const limits = compact(args[1]);
+  if (!isFn(limits) || limits[0] !== "Tuple" || limits.length !== 4 || typeof compact(limits[1]) !== "string") throw new ParseError(`unsupported ${head}`);
+  // The index is a variable even where `i` would be the imaginary unit.
+  const local: Ctx = { ...ctx, complex: false };
+  const variable = convert(limits[1], local);
+  const lo = convert(limits[2], ctx);
+  const hi = convert(limits[3], ctx);
+  if (variable.k !== "sym" || lo.k !== "num" || hi.k !== "num" || lo.v.d !== 1n || hi.v.d !== 1n) throw new ParseError(`unsupported ${head}`);
+  const count = hi.v.n - lo.v.n + 1n;
+  if (count > BigInt(MAX_TERMS)) throw new ParseError(`${head} too long`);
+  const body = convert(args[0], local);
+  const terms: Expr[] = [];
+  for (let k = lo.v.n; k <= hi.v.n; k++) terms.push(A.substitute(body, variable.name, A.num(k)));
+  if (terms.length === 0) return A.num(head === "Sum" ? 0 : 1);
+  return head === "Sum" ? A.add(...terms) : A.mul(...terms);
+}
+
+const KNOWN_FUNCTIONS = new Set([...Object.values(FUNCTIONS), "log", "prime", "overvector", "overhat", "overrightarrow", "overbar", "mean"]);
+
+/** An application of an undefined function (`f(x)`, `W(n)`), which math-verify unwraps into one symbol. */
+export function isAppliedFunction(e: Expr): boolean {
+  return e.k === "fn" && !KNOWN_FUNCTIONS.has(e.name);
+}
+
+/**
+ * Juxtaposed operands, with latex2sympy's function applications: a name followed by `( atom )` is
+ * the undefined function applied (`f(x)`, `f(2)`), while `a(b+c)` stays a product.
+ */
+function applications(args: Json[], ctx: Ctx): Expr[] {
+  const out: Expr[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = compact(args[i]);
+    const next = compact(args[i + 1]);
+    if (typeof name === "string" && isFn(next) && next[0] === "Delimiter" && (next[2] === undefined || String(compact(next[2])) === "'(,)'")) {
+      const body = compact(next[1]);
+      const head = convert(name, ctx);
+      const atom = typeof body === "string" || typeof body === "number" || (body !== null && typeof body === "object" && !Array.isArray(body) && "num" in body);
+      if (head.k === "sym" && atom) {
+        out.push(A.fn(head.name, convert(body, ctx)));
+        i++;
+        continue;
+      }
+    }
+    out.push(convert(args[i], ctx));
+  }
+  if (out.length === 0) throw new ParseError("empty product");
+  return out;
+}
+
 export function convert(x: Json, ctx: Ctx): Expr {
   const c = compact(x);
   if (typeof c === "number" || (c && typeof c === "object" && !Array.isArray(c) && "num" in c)) return number(c);
@@ -245,8 +309,9 @@ export function convert(x: Json, ctx: Ctx): Expr {
       return distribute(all(), ([a, b]) => (b ? A.sub(a!, b) : A.neg(a!)));
     case "Negate":
       return distribute(all(), ([a]) => A.neg(a!));
-    case "Multiply":
     case "InvisibleOperator":
+      return distribute(applications(args, ctx), (ops) => A.mul(...ops));
+    case "Multiply":
     case "Sequence":
       if (args.length === 0) throw new ParseError("empty product");
       return distribute(all(), (ops) => A.mul(...ops));
@@ -277,6 +342,11 @@ export function convert(x: Json, ctx: Ctx): Expr {
     case "Hold":
       // 90^\circ is 90 (math-verify does not convert degrees); annotations are style only.
       return conv(args[0]);
+    case "Approx": {
+      // latex2sympy: `name \approx v` is the value; otherwise the exact side before `\approx` wins.
+      const lhs = conv(args[0]);
+      return A.onlySymbols(lhs) ? conv(args[1]) : lhs;
+    }
     case "Element":
       // `x \in S` is the set S.
       return conv(args[1]);
@@ -313,7 +383,7 @@ export function convert(x: Json, ctx: Ctx): Expr {
     case "Subscript":
       return A.sym(`${JSON.stringify(args[0])}_${JSON.stringify(args[1])}`);
     case "__unit__":
-      return A.sym(String(compact(args[0])));
+      return A.sym(String(compact(args[0])).toLowerCase());
     case "Prime":
     case "OverVector":
     case "OverHat":
@@ -324,7 +394,8 @@ export function convert(x: Json, ctx: Ctx): Expr {
   }
   if (head in RELATIONS) return relation(RELATIONS[head]!, args, ctx);
   if (head in FUNCTIONS) return distribute(all(), (ops) => A.fn(FUNCTIONS[head]!, ...ops));
-  if (head === "Approx" || head === "Limit" || head === "Integrate" || head === "Sum" || head === "Product" || head === "D") {
+  if ((head === "Sum" || head === "Product") && args.length === 2) return finiteSum(head, args, ctx);
+  if (head === "Limit" || head === "Integrate" || head === "Sum" || head === "Product" || head === "D") {
     throw new ParseError(`unsupported ${head}`);
   }
   // Any other application (`C(10,3)`, `\angle ABC`): an undefined function of its arguments.
@@ -332,8 +403,28 @@ export function convert(x: Json, ctx: Ctx): Expr {
 }
 
 /** Parses one normalised LaTeX answer. Throws ParseError when it is not one expression. */
+/**
+ * latex2sympy2_extended reads a whole answer of comma-grouped digits as one number: `1,000` is
+ * 1000, and a leading 0 makes the commas decimal points (`0,111` is 0.111, `004,004` is 4.004).
+ */
+const COMMA_NUMBER = /^\s*-?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*$/;
+
+function commaNumber(latex: string): Expr {
+  let text = latex.trim();
+  if (text.startsWith("0")) text = text.replace(/,/g, ".");
+  text = text.replace(/[, ]/g, "").replace(/^0+/, "");
+  if (text === "" || text === ".") return A.num(0);
+  if ((text.match(/\./g) ?? []).length > 1) throw new ParseError(`not a number: ${latex}`);
+  const v = parseDecimal(text.startsWith(".") ? `0${text}` : text);
+  if (!v) throw new ParseError(`not a number: ${latex}`);
+  return text.includes(".") ? { k: "float", v } : A.numR(v);
+}
+
 export function parseLatex(latex: string): Expr {
   if (latex.length > MAX_LATEX_LENGTH) throw new ParseError("answer too long");
+  if (COMMA_NUMBER.test(latex)) return commaNumber(latex);
+  // `\[` / `\]` inside an answer (what `\\left[` leaves) are no tokens of latex2sympy's grammar.
+  if (/(?<!\\)\\[[\]]/.test(latex)) throw new ParseError("\\[ inside an answer");
   const text = prepare(latex).trim();
   if (text === "") throw new ParseError("empty");
   const json = parser().parse(text);

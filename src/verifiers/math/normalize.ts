@@ -1,7 +1,9 @@
 // LaTeX normalisation before parsing, after latex2sympy2_extended's `normalize_latex` as math-verify
-// configures it (basic_latex, units, malformed_operators, nits; boxed = "last"). Each step is a
+// configures it (basic_latex, units, malformed_operators, nits; boxed "last" for a bare \boxed match, else "all"). Each step is a
 // plain string rewrite, applied in the same order as there, because later steps rely on earlier ones
 // (e.g. `\dfrac` → `\frac` before the `\frac12` repair, `\mathrm{cm}` → `\text{cm}` before units).
+// Rules matched against latex2sympy2_extended 1.10.2 (commit 08735067b667bb8fb5beb9ef1cbc77d06bae3660,
+// math_normalization.py), the version math-verify 0.8.0 (commit 68da5f36c72d83e987bda77155c3bb26898913c0) pins.
 
 /** Unit and counted-noun words dropped from the end of an answer ("5 cm", "12 students"). */
 const UNIT_WORDS = [
@@ -43,29 +45,68 @@ export function boxedAt(text: string, start: number): { content: string; end: nu
   return undefined;
 }
 
-const BOX = /\\(?:boxed|fbox)\s*\{/g;
+/** `text.rfind(needle, 0, end)`: the last occurrence lying wholly before `end`, or −1. */
+function lastBefore(text: string, needle: string, end: number): number {
+  const from = end - needle.length;
+  return from < 0 ? -1 : text.lastIndexOf(needle, from);
+}
+
+/** The `}` closing the `{` at `open`, looking no further than `limit` (exclusive), plain brace counting. */
+function closingBrace(text: string, open: number, limit: number): number {
+  let depth = 1;
+  for (let i = open + 1; i < limit; i++) {
+    if (text[i] === "{") depth++;
+    else if (text[i] === "}" && --depth === 0) return i;
+  }
+  return -1;
+}
 
 /**
- * "last" boxed mode: the last box, plus the boxes just before it while the gap is short (< 10
- * chars, or < 70 chars containing and/or/,/;), consecutive duplicates dropped, joined with ",".
- * So `\boxed{1}, \boxed{2}` → "1,2", `\boxed{1} no no no no no \boxed{2}` → "2". No box: unchanged.
+ * latex2sympy2_extended's boxed extraction (1.10.2, commit 08735067b667), as math-verify 0.8.0
+ * applies it: boxes are taken from the right. Each box found becomes the right edge of the search
+ * for the next, so a box that encloses one already taken (NeMo Gym's `\boxed{…\boxed{5}}`) never
+ * closes and stops the search. "last" mode keeps walking left only while the gap to the box taken
+ * before is under 10 characters, or under 70 containing "and"/"or"/","/";" with a different
+ * content; "all" mode takes every box. Contents are joined with ","; no box: the text unchanged.
+ * A box whose `{` never closes contributes everything from that `{` on (when it is the first found).
  */
+export function extractBoxed(text: string, mode: "last" | "all"): string {
+  const results: string[] = [];
+  let limit = text.length;
+  let previousStart = -1;
+  for (;;) {
+    const boxed = lastBefore(text, "\\boxed", limit);
+    const fbox = lastBefore(text, "\\fbox", limit);
+    if (boxed < 0 && fbox < 0) break;
+    const start = Math.max(boxed, fbox);
+    let open = start + (boxed > fbox ? 6 : 5);
+    while (open < limit && /\s/.test(text[open]!)) open++;
+    if (open >= limit) break;
+    if (text[open] !== "{") {
+      if (results.length === 0) results.push(text.slice(open));
+      break;
+    }
+    const close = closingBrace(text, open, limit);
+    if (close < 0) {
+      if (results.length === 0) results.push(text.slice(open));
+      break;
+    }
+    const content = text.slice(open + 1, close).trim();
+    if (mode === "last" && previousStart >= 0) {
+      const gap = text.slice(close + 1, previousStart);
+      const joined = gap.length < 10 || (content !== results[results.length - 1] && gap.length < 70 && /and|or|,|;/.test(gap));
+      if (!joined) break;
+    }
+    results.push(content);
+    previousStart = start;
+    limit = start;
+  }
+  return results.length === 0 ? text : results.reverse().join(",");
+}
+
+/** "last" mode, as math-verify uses it for a bare `\boxed{…}` match. */
 export function lastBoxed(text: string): string {
-  const boxes: Array<{ start: number; end: number; content: string }> = [];
-  for (const m of text.matchAll(BOX)) {
-    const box = boxedAt(text, m.index);
-    if (box && (boxes.length === 0 || m.index >= boxes[boxes.length - 1]!.end)) boxes.push({ start: m.index, ...box });
-  }
-  if (boxes.length === 0) return text;
-  const picked = [boxes[boxes.length - 1]!];
-  for (let i = boxes.length - 2; i >= 0; i--) {
-    const box = boxes[i]!;
-    const gap = text.slice(box.end, picked[0]!.start);
-    const joined = gap.length < 10 || (gap.length < 70 && /\band\b|\bor\b|,|;/.test(gap));
-    if (!joined) break;
-    if (box.content.trim() !== picked[0]!.content.trim()) picked.unshift(box);
-  }
-  return picked.map((b) => b.content).join(",");
+  return extractBoxed(text, "last");
 }
 
 function basicLatex(text: string): string {
@@ -74,7 +115,7 @@ function basicLatex(text: string): string {
   t = t.replace(/\\(?:left|right)\s*\./g, "");
   t = t.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)(?![a-zA-Z])/g, "");
   t = t.replace(/\\mathrm\{th\}/g, "").replace(/\^\{?\\text\{th\}\}?/g, "");
-  t = t.replace(/\\!/g, "");
+  t = t.replace(/\\!\s*/g, "");
   t = t.replace(/\\displaystyle/g, "");
   t = t.replace(/\\\$/g, "").replace(/\$/g, "");
   t = t.replace(/(?<!\\)["“”]/g, "");
@@ -82,14 +123,17 @@ function basicLatex(text: string): string {
   t = t.replace(/\\text\{\s*\}/g, "");
   t = t.replace(/\\[dtc]frac/g, "\\frac");
   t = t.replace(/ \./g, " 0.").replace(/\{\./g, "{0.");
-  t = t.replace(/\\text\{\s*(?:and|or)\s*\}/g, ",").replace(/\s(?:and|or)\s/g, ",");
-  t = t.replace(/\{,\}/g, ",");
-  t = t.replace(/\\ /g, " ");
+  // latex2sympy2_extended's separators: `and`/`or` not inside a word, with an optional comma before.
+  t = t.replace(/,?\s*\\text\{\s*(?:and|or)\s*\}/g, ",").replace(/(?<![a-zA-Z]),?\s*(?:and|or)(?![a-zA-Z])/g, ",");
+  t = t.replace(/\s*\{\s*,\s*\}/g, ",");
+  // A backslash-space is a space, but not the second half of a `\\` row break (`8 \\ 10`).
+  t = t.replace(/(?<!\\)\\\s/g, " ");
   t = t.replace(/(?<![\\a-zA-Z])inf(?:inity)?(?![a-zA-Z])/g, "\\infty");
   t = t.replace(/\\ldots/g, "");
   t = t.replace(/\\?(?<![a-zA-Z])(?:percentage|percent|pct)(?![a-zA-Z])/g, "\\%");
   t = t.replace(/[\n\t\r]/g, " ");
-  if (!/\\begin\{/.test(t)) t = t.replace(/\\\\(?=[a-zA-Z])/g, "\\");
+  // Doubled backslashes before a command (`\\frac`, JSON-escaped) are one, unless a matrix is written.
+  if (!t.includes("matrix")) t = t.replace(/\\\\(?=[a-zA-Z])/g, "\\");
   return t;
 }
 
@@ -172,8 +216,8 @@ function malformedOperators(text: string): string {
 }
 
 /** The normalisation math-verify applies to every LaTeX answer it extracts. */
-export function normalizeLatex(text: string): string {
-  let t = lastBoxed(text);
+export function normalizeLatex(text: string, boxed: "last" | "all" = "all"): string {
+  let t = extractBoxed(text, boxed);
   t = basicLatex(t);
   t = units(t);
   t = malformedOperators(t);

@@ -55,6 +55,37 @@ describe("corpus", () => {
   });
 });
 
+interface FamilyRow extends CorpusRow {
+  family: number;
+  extracted: string | null;
+}
+
+/** Issue 14's families of disagreement, labelled by the real math-verify 0.8.0 (test/fixtures/math/README.md). */
+function loadFamilies(): FamilyRow[] {
+  const text = readFileSync(new URL("../../../test/fixtures/math/families_fix.jsonl", import.meta.url), "utf8");
+  return text.trim().split("\n").map((line) => JSON.parse(line) as FamilyRow);
+}
+
+/** Every family is held to the corpus threshold; the pairs still missed are listed in the fixture README. */
+const FIXED_FAMILIES = new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+
+describe("issue 14 families (real math-verify verdicts)", () => {
+  const rows = loadFamilies();
+  const verdicts = rows.map((row) => ({ row, reward: verifyAnswer(row.gold, row.prediction).reward }));
+
+  it("never rewards a pair math-verify rejects, in any family", () => {
+    const falsePositives = verdicts.filter(({ row, reward }) => reward === 1 && row.expected === 0).map(({ row }) => `#${row.id} f${row.family}: ${row.gold} vs ${row.prediction}`);
+    expect(falsePositives).toEqual([]);
+  });
+
+  it("agrees with math-verify on ≥ 97% of the pairs", () => {
+    const fixed = verdicts.filter(({ row }) => FIXED_FAMILIES.has(row.family));
+    const misses = fixed.filter(({ row, reward }) => reward !== row.expected).map(({ row, reward }) => `#${row.id} f${row.family}: ${row.gold} vs ${row.prediction} → ${reward}`);
+    expect(fixed.length).toBeGreaterThanOrEqual(100);
+    expect((fixed.length - misses.length) / fixed.length, misses.join("\n")).toBeGreaterThanOrEqual(0.97);
+  });
+});
+
 describe("NeMo Gym's math_with_judge test cases", () => {
   it("3 + 5 = \\boxed{8} against 8 → 1.0, extracted 8", () => {
     expect(verifyAnswer("8", "3 + 5 = \\boxed{8}")).toEqual({ reward: 1, extracted: "8" });
@@ -88,9 +119,6 @@ describe("gold handling", () => {
 
 describe("normalisation", () => {
   it.each([
-    ["\\boxed{1}, \\boxed{2}", "1,2"],
-    ["\\boxed{1} no no no no no \\boxed{2}", "2"],
-    ["\\boxed{004} \\boxed{004}", "004"],
     ["5\\text{ cm}", "5"],
     ["12 students", "12"],
     ["\\dfrac{3}{4}", "\\frac{3}{4}"],
@@ -106,6 +134,23 @@ describe("normalisation", () => {
     ["\\mathrm{odd}", "\\text{odd}"],
   ])("%s → %s", (input, output) => {
     expect(normalizeLatex(input)).toBe(output);
+  });
+  // A bare \boxed{…} match uses latex2sympy2_extended's "last" mode, every other match "all".
+  it.each([
+    ["\\boxed{1}, \\boxed{2}", "last", "1,2"],
+    ["\\boxed{1} no no no no no \\boxed{2}", "last", "2"],
+    ["\\boxed{1} no no no no no \\boxed{2}", "all", "1,2"],
+    // Close boxes are kept even when equal (real math-verify reads this as 4.004).
+    ["\\boxed{004} \\boxed{004}", "last", "004,004"],
+    // Farther apart, an equal box stops the walk; a different one is joined when a separator is between.
+    ["\\boxed{7} and then also \\boxed{7}", "last", "7"],
+    ["\\boxed{6} and then also \\boxed{7}", "last", "6,7"],
+    // NeMo Gym's wrapper around a gold that has its own box: the inner box, not the prose.
+    ["\\boxed{The answer is \\boxed{5}}", "last", "5"],
+    ["\\boxed{\\boxed{2}\\boxed{3}}", "last", "2,3"],
+    ["\\boxed{x^2}", "last", "x^2"],
+  ] as const)("%s (%s) → %s", (input, mode, output) => {
+    expect(normalizeLatex(input, mode)).toBe(output);
   });
 });
 
