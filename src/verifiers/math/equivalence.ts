@@ -254,6 +254,9 @@ export class Equivalence {
       const a = realValue(g);
       const b = realValue(p);
       if (!a || !b) return false;
+      // An Integer on either side is compared exactly (real run: 1.0000001 ≠ 1, 2 ≠ 2.0000001, 2.0 = 2);
+      // only a Float against a Float or a non-integer Rational is rounded (0.3333333 = 1/3).
+      if (isInteger(g) || isInteger(p)) return Q.eq(a, b);
       const places = this.options.floatRounding;
       return Q.eq(Q.roundHalfEven(a, places), Q.roundHalfEven(b, places));
     }
@@ -350,6 +353,11 @@ function symbolsEqual(g: Expr, p: Expr): boolean {
 }
 
 // --- numeric helpers ---
+
+/** An exact integer (SymPy's Integer). */
+function isInteger(e: Expr): boolean {
+  return e.k === "num" && e.v.d === 1n;
+}
 
 /** A Float, or a Float percentage (Float × 1/100): the shapes SymPy compares after rounding. */
 function isFloatLike(e: Expr): boolean {

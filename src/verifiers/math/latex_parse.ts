@@ -32,6 +32,8 @@ export function looksComplex(latex: string): boolean {
 function prepare(latex: string): string {
   let t = latex;
   t = t.replace(/\\mp(?![a-zA-Z])/g, "\\pm");
+  // latex2sympy2_extended 1.10.2 has no \varnothing: it stays the symbol varnothing (only \emptyset is ∅).
+  t = t.replace(/\\varnothing(?![a-zA-Z])/g, "\\operatorname{varnothing}");
   t = t.replace(/\\ne(?![a-zA-Z])/g, "\\neq ");
   t = t.replace(/\\geqslant/g, "\\geq ").replace(/\\leqslant/g, "\\leq ");
   t = t.replace(/\\(?:dots|cdots|ldots|dotsc|dotsb)(?![a-zA-Z])/g, "");
@@ -96,7 +98,8 @@ function symbolNamed(name: string, ctx: Ctx): Expr {
     case "ImaginaryUnit":
       return A.I;
     case "i":
-      return ctx.complex ? A.I : A.sym("i");
+      // latex2sympy2_extended 1.10.2 reads a bare i as the symbol i (real run: i^2 ≠ -1, i ≠ \sqrt{-1}).
+      return A.sym("i");
     case "PositiveInfinity":
     case "ComplexInfinity":
       return A.OO;
