@@ -157,8 +157,9 @@ export class Equivalence {
     if (gr.op === pr.op && this.equal(dg, A.sub(pr.lhs, pr.rhs))) return true;
     if (gr.op === FLIP[pr.op] && this.equal(dg, A.sub(pr.rhs, pr.lhs))) return true;
     // SymPy's last resort solves both sides; equations that are constant multiples of each other
-    // have the same solutions (2x+4y−3=0 and y = −x/2+3/4), and so do inequalities scaled by a
-    // positive constant (or a negative one with the direction flipped).
+    // have the same solutions (2x+4y−3=0 and y = −x/2+3/4). Inequalities are not rescaled (real
+    // run: 2x−4<0 is not x<2, 2x<4 is not x<2); only the flip above relates them (−x>−2 is x<2).
+    if (gr.op !== "=" && gr.op !== "!=") return false;
     return this.proportional(gr, pr);
   }
 
@@ -188,9 +189,7 @@ export class Equivalence {
       if (++checked >= SAMPLES) break;
     }
     if (ratio === undefined || checked < 2) return false;
-    if (g.op === "=" || g.op === "!=") return g.op === p.op;
-    if (g.op === p.op) return ratio.isPositive();
-    return g.op === FLIP[p.op] && ratio.isNegative();
+    return g.op === p.op;
   }
 
   // --- sets, tuples, intervals ---
