@@ -239,6 +239,17 @@ function distribute(operands: Expr[], build: (ops: Expr[]) => Expr): Expr {
   return { k: "set", pm: true, elems: results.flatMap((r) => (r.k === "set" && r.pm ? r.elems : [r])) };
 }
 
+/**
+ * A product, quotient, power or function of operands: a ± set among them does not parse (latex2sympy
+ * cannot multiply or divide a set; real run: `\frac{-1\pm\sqrt{5}}{2}` and `2(1\pm x)` match only
+ * themselves as text). A lone operand (a parenthesised `(1\pm\sqrt{2})`) passes through.
+ */
+function whole(operands: Expr[], build: (ops: Expr[]) => Expr, product = false): Expr {
+  if (product && operands.length === 1) return distribute(operands, build);
+  if (operands.some((o) => o.k === "set" && o.pm)) throw new ParseError("\\pm inside a product, quotient, power or function");
+  return build(operands);
+}
+
 /** Most terms a `\sum` / `\prod` with integer bounds is expanded into (SymPy's `doit()` of it). */
 const MAX_TERMS = 1000;
 
@@ -313,33 +324,33 @@ export function convert(x: Json, ctx: Ctx): Expr {
     case "Negate":
       return distribute(all(), ([a]) => A.neg(a!));
     case "InvisibleOperator":
-      return distribute(applications(args, ctx), (ops) => A.mul(...ops));
+      return whole(applications(args, ctx), (ops) => A.mul(...ops), true);
     case "Multiply":
     case "Sequence":
       if (args.length === 0) throw new ParseError("empty product");
-      return distribute(all(), (ops) => A.mul(...ops));
+      return whole(all(), (ops) => A.mul(...ops), true);
     case "Divide":
-      return distribute(all(), ([a, b]) => A.div(a!, b!));
+      return whole(all(), ([a, b]) => A.div(a!, b!));
     case "Rational":
-      return distribute(all(), ([a, b]) => (a!.k === "num" && b!.k === "num" ? A.div(a!, b!) : A.div(a!, b!)));
+      return whole(all(), ([a, b]) => (a!.k === "num" && b!.k === "num" ? A.div(a!, b!) : A.div(a!, b!)));
     case "Power":
-      return distribute(all(), ([a, b]) => A.pow(a!, b!));
+      return whole(all(), ([a, b]) => A.pow(a!, b!));
     case "Square":
-      return distribute(all(), ([a]) => A.pow(a!, A.num(2)));
+      return whole(all(), ([a]) => A.pow(a!, A.num(2)));
     case "Sqrt":
-      return distribute(all(), ([a]) => A.pow(a!, A.num(1, 2)));
+      return whole(all(), ([a]) => A.pow(a!, A.num(1, 2)));
     case "Root":
-      return distribute(all(), ([a, n]) => A.pow(a!, A.pow(n!, A.num(-1))));
+      return whole(all(), ([a, n]) => A.pow(a!, A.pow(n!, A.num(-1))));
     case "Exp":
-      return distribute(all(), ([a]) => A.pow(A.E, a!));
+      return whole(all(), ([a]) => A.pow(A.E, a!));
     case "Ln":
-      return distribute(all(), ([a]) => A.fn("log", a!));
+      return whole(all(), ([a]) => A.fn("log", a!));
     case "Log":
-      return distribute(all(), ([a, b]) => A.fn("log", a!, b ?? A.num(10)));
+      return whole(all(), ([a, b]) => A.fn("log", a!, b ?? A.num(10)));
     case "Lg":
-      return distribute(all(), ([a]) => A.fn("log", a!, A.num(10)));
+      return whole(all(), ([a]) => A.fn("log", a!, A.num(10)));
     case "Lb":
-      return distribute(all(), ([a]) => A.fn("log", a!, A.num(2)));
+      return whole(all(), ([a]) => A.fn("log", a!, A.num(2)));
     case "Degrees":
     case "Annotated":
     case "Hold":
@@ -396,7 +407,7 @@ export function convert(x: Json, ctx: Ctx): Expr {
       return A.fn(head.toLowerCase(), ...all());
   }
   if (head in RELATIONS) return relation(RELATIONS[head]!, args, ctx);
-  if (head in FUNCTIONS) return distribute(all(), (ops) => A.fn(FUNCTIONS[head]!, ...ops));
+  if (head in FUNCTIONS) return whole(all(), (ops) => A.fn(FUNCTIONS[head]!, ...ops));
   if ((head === "Sum" || head === "Product") && args.length === 2) return finiteSum(head, args, ctx);
   if (head === "Limit" || head === "Integrate" || head === "Sum" || head === "Product" || head === "D") {
     throw new ParseError(`unsupported ${head}`);
