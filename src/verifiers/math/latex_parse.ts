@@ -23,11 +23,6 @@ export const MAX_LATEX_LENGTH = 20_000;
 /** Deepest nesting we accept: far beyond any real answer, well within the stack of every walk. */
 export const MAX_DEPTH = 400;
 
-/** math-verify treats `i` as the imaginary unit only when the answer looks complex. */
-export function looksComplex(latex: string): boolean {
-  return /\\mathbb\{C\}|\\det|\\operatorname\{(?:Re|Im|Arg)\}|\\(?:Re|Im)\b/.test(latex) || /(?<![a-zA-Z\\])i(?![a-zA-Z])/.test(latex);
-}
-
 /** Rewrites the few spellings the compute-engine grammar lacks into ones it has. */
 function prepare(latex: string): string {
   let t = latex;
@@ -70,9 +65,8 @@ function compact(x: Json): Json {
   return x;
 }
 
-interface Ctx {
-  complex: boolean;
-}
+/** Conversion context threaded through the walk (nothing is needed since `i` is always a symbol). */
+type Ctx = Record<string, never>;
 
 const FUNCTIONS: Record<string, string> = {
   Sin: "sin", Cos: "cos", Tan: "tan", Cot: "cot", Sec: "sec", Csc: "csc",
@@ -88,7 +82,7 @@ const RELATIONS: Record<string, RelOp> = {
   Equal: "=", NotEqual: "!=", Less: "<", LessEqual: "<=", Greater: ">", GreaterEqual: ">=",
 };
 
-function symbolNamed(name: string, ctx: Ctx): Expr {
+function symbolNamed(name: string): Expr {
   switch (name) {
     case "Pi":
       return A.PI;
@@ -257,15 +251,13 @@ const MAX_TERMS = 1000;
 function finiteSum(head: "Sum" | "Product", args: Json[], ctx: Ctx): Expr {
   const limits = compact(args[1]);
   if (!isFn(limits) || limits[0] !== "Tuple" || limits.length !== 4 || typeof compact(limits[1]) !== "string") throw new ParseError(`unsupported ${head}`);
-  // The index is a variable even where `i` would be the imaginary unit.
-  const local: Ctx = { ...ctx, complex: false };
-  const variable = convert(limits[1], local);
+  const variable = convert(limits[1], ctx);
   const lo = convert(limits[2], ctx);
   const hi = convert(limits[3], ctx);
   if (variable.k !== "sym" || lo.k !== "num" || hi.k !== "num" || lo.v.d !== 1n || hi.v.d !== 1n) throw new ParseError(`unsupported ${head}`);
   const count = hi.v.n - lo.v.n + 1n;
   if (count > BigInt(MAX_TERMS)) throw new ParseError(`${head} too long`);
-  const body = convert(args[0], local);
+  const body = convert(args[0], ctx);
   const terms: Expr[] = [];
   for (let k = lo.v.n; k <= hi.v.n; k++) terms.push(A.substitute(body, variable.name, A.num(k)));
   if (terms.length === 0) return A.num(head === "Sum" ? 0 : 1);
@@ -307,7 +299,7 @@ function applications(args: Json[], ctx: Ctx): Expr[] {
 export function convert(x: Json, ctx: Ctx): Expr {
   const c = compact(x);
   if (typeof c === "number" || (c && typeof c === "object" && !Array.isArray(c) && "num" in c)) return number(c);
-  if (typeof c === "string") return symbolNamed(c, ctx);
+  if (typeof c === "string") return symbolNamed(c);
   if (!isFn(c)) throw new ParseError(`unexpected ${JSON.stringify(c)}`);
   const head = compact(c[0]);
   const args = c.slice(1);
@@ -443,7 +435,7 @@ export function parseLatex(latex: string): Expr {
   if (text === "") throw new ParseError("empty");
   const json = parser().parse(text);
   if (json === null || json === undefined) throw new ParseError("empty");
-  const ctx = { complex: looksComplex(latex) };
+  const ctx: Ctx = {};
   const expr = convert(json, ctx);
   A.checkDepth(expr, MAX_DEPTH);
   return expr;
