@@ -43,7 +43,10 @@ function prepare(latex: string): string {
   // compute-engine's Colon binds looser than `=`, so it is rewritten (not inside \text{…}).
   t = t.replace(/(\\text\{[^{}]*\})|(?<!\\):/g, (_m, text: string | undefined) => text ?? "/");
   // Thousands separators: latex2sympy reads 12,345 as 12345 (a lone comma group is a separator).
-  t = t.replace(/(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])/g, (m) => m.replace(/,/g, ""));
+  // Between an opening and a closing bracket the pair is an interval (real run: (12,102) is (12, 102)).
+  t = t.replace(/(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])/g, (m, at: number, all: string) =>
+    /[([]\s*$/.test(all.slice(0, at)) && /^\s*[)\]]/.test(all.slice(at + m.length)) ? m : m.replace(/,/g, ""),
+  );
   return t;
 }
 
