@@ -167,7 +167,8 @@ export class Equivalence {
     const f = A.sub(g.lhs, g.rhs);
     const h = A.sub(p.lhs, p.rhs);
     const symbols = [...new Set([...A.freeSymbols(f), ...A.freeSymbols(h)])];
-    if (symbols.length === 0) return false;
+    // Real run: a one-unknown equation is not rescaled (2x=4 is not 4x=8 nor x-2=0), a two-unknown one is.
+    if (symbols.length < 2) return false;
     let ratio: Decimal | undefined;
     let checked = 0;
     for (const point of samplePoints(symbols, `${A.key(f)}|${A.key(h)}`)) {
