@@ -42,10 +42,11 @@ function prepare(latex: string): string {
   // latex2sympy's `:` is division (a ratio a:b is a/b, left to right, binding tighter than `=`);
   // compute-engine's Colon binds looser than `=`, so it is rewritten (not inside \text{…}).
   t = t.replace(/(\\text\{[^{}]*\})|(?<!\\):/g, (_m, text: string | undefined) => text ?? "/");
-  // Thousands separators: latex2sympy reads 12,345 as 12345 (a lone comma group is a separator).
-  // Between an opening and a closing bracket the pair is an interval (real run: (12,102) is (12, 102)).
+  // Thousands separators: a number that is the whole answer reads 12,345 as 12345 (real run: 12,102,
+  // -12,102 and 12,102.5 are numbers); anywhere else the comma separates (x+12,102 is {x+12, 102},
+  // (12,102) an interval, \frac{12,102}{2} no number).
   t = t.replace(/(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])/g, (m, at: number, all: string) =>
-    /[([]\s*$/.test(all.slice(0, at)) && /^\s*[)\]]/.test(all.slice(at + m.length)) ? m : m.replace(/,/g, ""),
+    /^\s*[-+]?\s*$/.test(all.slice(0, at)) && /^(?:\.\d+)?\s*$/.test(all.slice(at + m.length)) ? m.replace(/,/g, "") : m,
   );
   return t;
 }
