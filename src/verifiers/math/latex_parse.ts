@@ -238,9 +238,10 @@ function distribute(operands: Expr[], build: (ops: Expr[]) => Expr): Expr {
 }
 
 /**
- * A product, quotient, power or function of operands: a ± set among them does not parse (latex2sympy
- * cannot multiply or divide a set; real run: `\frac{-1\pm\sqrt{5}}{2}` and `2(1\pm x)` match only
- * themselves as text). A lone operand (a parenthesised `(1\pm\sqrt{2})`) passes through.
+ * A sum, product, quotient, power or function of operands: a ± set among them does not parse; `\pm`
+ * makes a set only as the whole answer (real run: `\frac{-1\pm\sqrt{5}}{2}`, `2(1\pm x)`,
+ * `1+(2\pm 3)` and `-(1\pm 2)` match only themselves as text). A lone operand of a product (a
+ * parenthesised `(1\pm\sqrt{2})`) passes through.
  */
 function whole(operands: Expr[], build: (ops: Expr[]) => Expr, product = false): Expr {
   if (product && operands.length === 1) return distribute(operands, build);
@@ -314,11 +315,11 @@ export function convert(x: Json, ctx: Ctx): Expr {
     case "Error":
       throw new ParseError(`LaTeX parse error: ${JSON.stringify(c).slice(0, 200)}`);
     case "Add":
-      return distribute(all(), (ops) => A.add(...ops));
+      return whole(all(), (ops) => A.add(...ops));
     case "Subtract":
-      return distribute(all(), ([a, b]) => (b ? A.sub(a!, b) : A.neg(a!)));
+      return whole(all(), ([a, b]) => (b ? A.sub(a!, b) : A.neg(a!)));
     case "Negate":
-      return distribute(all(), ([a]) => A.neg(a!));
+      return whole(all(), ([a]) => A.neg(a!));
     case "InvisibleOperator":
       return whole(applications(args, ctx), (ops) => A.mul(...ops), true);
     case "Multiply":
