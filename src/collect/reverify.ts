@@ -60,30 +60,36 @@ export function verifyRequestOf(rollout: Record<string, unknown>): Record<string
   return Object.fromEntries(Object.entries(rollout).filter(([key]) => !VERIFY_OUTPUTS.test(key)));
 }
 
-/** Where each (task, rollout) row of a materialized-inputs file is: 16 bytes per row, rows read on demand. */
-function indexRows(path: string): (task: number, rollout: number) => Record<string, unknown> | undefined {
-  const at = new Map<number, [number, number]>();
+/**
+ * The rows of a materialized-inputs file by (task, rollout): only each row's place is kept in memory
+ * (a map entry per row, not the row), and a row is read when asked for, through one open file.
+ */
+function indexRows(path: string): { rowOf(task: number, rollout: number): Record<string, unknown> | undefined; close(): void } {
+  const offsets = new Map<number, number>();
+  const lengths = new Map<number, number>();
   for (const { text, offset, length, line } of scanLines(path)) {
     const pair = pairOfLine(text);
     if (!pair) throw new JsonlError(path, line, "a materialized input needs `_ng_task_index` and `_ng_rollout_index`");
-    at.set(pairKey(pair[0], pair[1]), [offset, length]);
+    offsets.set(pairKey(pair[0], pair[1]), offset);
+    lengths.set(pairKey(pair[0], pair[1]), length);
   }
-  return (task, rollout) => {
-    const place = at.get(pairKey(task, rollout));
-    if (!place) return undefined;
-    const fd = openSync(path, "r");
-    try {
-      return JSON.parse(readAt(fd, place[0], place[1]).toString("utf8")) as Record<string, unknown>;
-    } finally {
-      closeSync(fd);
-    }
+  const fd = openSync(path, "r");
+  return {
+    rowOf: (task, rollout) => {
+      const key = pairKey(task, rollout);
+      const offset = offsets.get(key);
+      if (offset === undefined) return undefined;
+      return JSON.parse(readAt(fd, offset, lengths.get(key)!).toString("utf8")) as Record<string, unknown>;
+    },
+    close: () => closeSync(fd),
   };
 }
 
 export async function reverify(options: ReverifyOptions): Promise<CollectSummary> {
   const writePlan = async (planPath: string) => {
     let total = 0;
-    const inputOf = options.materializedInputsPath ? indexRows(options.materializedInputsPath) : undefined;
+    const inputs = options.materializedInputsPath ? indexRows(options.materializedInputsPath) : undefined;
+    try {
     await writeAtomically(planPath, async (write) => {
       for await (const line of readJsonl(options.rolloutsPath)) {
         const row = line.value;
@@ -97,8 +103,8 @@ export async function reverify(options: ReverifyOptions): Promise<CollectSummary
         const task = typeof row._ng_task_index === "number" ? row._ng_task_index : line.line - 1;
         const rollout = typeof row._ng_rollout_index === "number" ? row._ng_rollout_index : 0;
         let request = verifyRequestOf(row);
-        if (inputOf) {
-          const input = inputOf(task, rollout);
+        if (inputs) {
+          const input = inputs.rowOf(task, rollout);
           if (!input) throw new JsonlError(options.rolloutsPath, line.line, `no row of ${options.materializedInputsPath} has _ng_task_index ${task} and _ng_rollout_index ${rollout}: pass the run's own --materialized-inputs`);
           request = { ...input, response: row.response };
         }
@@ -108,6 +114,9 @@ export async function reverify(options: ReverifyOptions): Promise<CollectSummary
       }
       if (total === 0) throw new PlanError(`${options.rolloutsPath} has no rollouts (no non-blank lines): there is nothing to re-verify`);
     });
+    } finally {
+      inputs?.close();
+    }
     return total;
   };
 
