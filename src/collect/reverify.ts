@@ -90,30 +90,30 @@ export async function reverify(options: ReverifyOptions): Promise<CollectSummary
     let total = 0;
     const inputs = options.materializedInputsPath ? indexRows(options.materializedInputsPath) : undefined;
     try {
-    await writeAtomically(planPath, async (write) => {
-      for await (const line of readJsonl(options.rolloutsPath)) {
-        const row = line.value;
-        if (row.response === undefined || row.responses_create_params === undefined) {
-          throw new JsonlError(options.rolloutsPath, line.line, "a stored rollout needs `responses_create_params` and `response`");
+      await writeAtomically(planPath, async (write) => {
+        for await (const line of readJsonl(options.rolloutsPath)) {
+          const row = line.value;
+          if (row.response === undefined || row.responses_create_params === undefined) {
+            throw new JsonlError(options.rolloutsPath, line.line, "a stored rollout needs `responses_create_params` and `response`");
+          }
+          const agent = (row.agent_ref as { name?: string } | undefined)?.name;
+          const environment = options.environmentOf(agent);
+          if (!environment) throw new JsonlError(options.rolloutsPath, line.line, `no environment for agent "${agent ?? "(none)"}"; pass --resources-server ID or a --config that defines that agent`);
+          // NeMo Gym rollout files carry no indices: each line is then its own task.
+          const task = typeof row._ng_task_index === "number" ? row._ng_task_index : line.line - 1;
+          const rollout = typeof row._ng_rollout_index === "number" ? row._ng_rollout_index : 0;
+          let request = verifyRequestOf(row);
+          if (inputs) {
+            const input = inputs.rowOf(task, rollout);
+            if (!input) throw new JsonlError(options.rolloutsPath, line.line, `no row of ${options.materializedInputsPath} has _ng_task_index ${task} and _ng_rollout_index ${rollout}: pass the run's own --materialized-inputs`);
+            request = { ...input, response: row.response };
+          }
+          const planned = { ...request, agent_ref: { type: "responses_api_agents", name: agent ?? environment.name } };
+          write(resultLine(task, rollout, planned));
+          total++;
         }
-        const agent = (row.agent_ref as { name?: string } | undefined)?.name;
-        const environment = options.environmentOf(agent);
-        if (!environment) throw new JsonlError(options.rolloutsPath, line.line, `no environment for agent "${agent ?? "(none)"}"; pass --resources-server ID or a --config that defines that agent`);
-        // NeMo Gym rollout files carry no indices: each line is then its own task.
-        const task = typeof row._ng_task_index === "number" ? row._ng_task_index : line.line - 1;
-        const rollout = typeof row._ng_rollout_index === "number" ? row._ng_rollout_index : 0;
-        let request = verifyRequestOf(row);
-        if (inputs) {
-          const input = inputs.rowOf(task, rollout);
-          if (!input) throw new JsonlError(options.rolloutsPath, line.line, `no row of ${options.materializedInputsPath} has _ng_task_index ${task} and _ng_rollout_index ${rollout}: pass the run's own --materialized-inputs`);
-          request = { ...input, response: row.response };
-        }
-        const planned = { ...request, agent_ref: { type: "responses_api_agents", name: agent ?? environment.name } };
-        write(resultLine(task, rollout, planned));
-        total++;
-      }
-      if (total === 0) throw new PlanError(`${options.rolloutsPath} has no rollouts (no non-blank lines): there is nothing to re-verify`);
-    });
+        if (total === 0) throw new PlanError(`${options.rolloutsPath} has no rollouts (no non-blank lines): there is nothing to re-verify`);
+      });
     } finally {
       inputs?.close();
     }
