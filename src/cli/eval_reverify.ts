@@ -17,6 +17,8 @@ import { ProgressPrinter } from "./progress.js";
 interface ReverifyCliOptions extends CliConfigOptions {
   rollouts: string;
   materializedInputs?: string;
+  /** NeMo Gym's `--inputs`: the same file as --materialized-inputs. */
+  inputs?: string;
   output: string;
   concurrency?: string;
   maxFailures?: string;
@@ -36,9 +38,11 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
   const { resume, overwrite } = resumeAndOverwrite(options, resolved.config);
   const rolloutsPath = resolvePath(options.rollouts);
   // The rows the rollouts were made from: named, or the run's own file beside the rollouts when it is there.
+  if (options.materializedInputs !== undefined && options.inputs !== undefined) throw new UsageError("--inputs and --materialized-inputs name the same file; give one");
+  const [inputsFlag, inputsGiven] = options.inputs !== undefined ? ["--inputs", options.inputs] : ["--materialized-inputs", options.materializedInputs];
   const besideRollouts = siblingPaths(rolloutsPath).materialized;
-  const materializedInputsPath = options.materializedInputs !== undefined ? resolvePath(options.materializedInputs) : existsSync(besideRollouts) ? besideRollouts : undefined;
-  if (materializedInputsPath !== undefined && !existsSync(materializedInputsPath)) throw new UsageError(`--materialized-inputs ${options.materializedInputs}: no such file`);
+  const materializedInputsPath = inputsGiven !== undefined ? resolvePath(inputsGiven) : existsSync(besideRollouts) ? besideRollouts : undefined;
+  if (materializedInputsPath !== undefined && !existsSync(materializedInputsPath)) throw new UsageError(`${inputsFlag} ${inputsGiven}: no such file`);
   const fileOptions = { rolloutsPath, materializedInputsPath, outputPath: resolvePath(options.output), resume, overwrite };
   // Before any server starts: the stored rollouts are never written, and no earlier output is replaced unasked.
   const checkedFiles = reverifyRunFiles(fileOptions);

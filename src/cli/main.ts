@@ -118,7 +118,8 @@ configOptions(
     .description("re-run the environments' /verify on stored rollouts (no model calls); same accounting, exit codes and --resume as `eval run`"),
 )
   .requiredOption("--rollouts <path>", "stored rollouts (JSONL of verify responses, e.g. an `eval run` output)")
-  .option("--materialized-inputs <path>", "the rows the rollouts were made from (default: `<rollouts stem>_materialized_inputs.jsonl` when it exists)")
+  .option("--materialized-inputs <path>", "the rows the rollouts were made from, joined by task index (default: `<rollouts stem>_materialized_inputs.jsonl` when it exists)")
+  .option("--inputs <path>", "NeMo Gym's name for --materialized-inputs")
   .requiredOption("-o, --output <path>", "where to write the re-verified rollouts")
   .option("--concurrency <n>", "verifications in flight at once")
   .option("--max-failures <n>", "failures tolerated (N or P%) before exit code 4")

@@ -19,6 +19,23 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     mcqa: () => import("../environments/mcqa/index.js"),
     instruction_following: () => import("../environments/instruction_following/index.js"),
     math_with_judge: () => import("../environments/math_with_judge/index.js"),
+    // NeMo Gym's catalog (commit 07d6b0d), by family; each family's lines stay under its heading.
+
+    // answers and formats
+
+    // structured outputs
+
+    // multiple choice and QA
+
+    // instructions
+
+    // long context
+
+    // tool use
+
+    // SQL and ARC
+
+    // code
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
