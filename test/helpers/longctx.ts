@@ -29,9 +29,10 @@ export interface ConfigRun {
 
 /**
  * `gym eval run --config resources_servers/<id>/configs/<file> --input resources_servers/<id>/data/example.jsonl`
- * from a NeMo Gym-shaped checkout; row i of example.jsonl is answered with `actions[i]`.
+ * from a NeMo Gym-shaped checkout; row i of example.jsonl is answered with `actions[i]`. `extraArgs`
+ * adds CLI flags (e.g. `--agent` for rows without an `agent_ref`, as NeMo Gym's `+agent_name=`).
  */
-export async function runNemoGymConfig(id: string, file: string, actions: Action[]): Promise<ConfigRun> {
+export async function runNemoGymConfig(id: string, file: string, actions: Action[], extraArgs: string[] = []): Promise<ConfigRun> {
   const rows = exampleRows(id);
   const byPrompt = new Map<string, Action>();
   rows.forEach((row, i) => {
@@ -46,7 +47,7 @@ export async function runNemoGymConfig(id: string, file: string, actions: Action
     const output = join(dir, "out.jsonl");
     const result = await runGym(
       ["eval", "run", "--config", `resources_servers/${id}/configs/${file}`, "--input", `resources_servers/${id}/data/example.jsonl`,
-        "--model-type", "openai_model", "--model-url", engine.baseUrl, "--model", "m", "--model-api-key", "dummy", "-o", output, "--quiet"],
+        "--model-type", "openai_model", "--model-url", engine.baseUrl, "--model", "m", "--model-api-key", "dummy", "-o", output, "--quiet", ...extraArgs],
       { cwd: checkout.root, timeoutMs: 180_000 },
     );
     const read = (path: string) => readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, any>);
