@@ -30,6 +30,11 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // instructions
 
     // long context
+    graphwalks: () => import("../environments/graphwalks/index.js"),
+    mrcr: () => import("../environments/mrcr/index.js"),
+    ruler: () => import("../environments/ruler/index.js"),
+    ruler2: () => import("../environments/ruler2/index.js"),
+    lc_niah: () => import("../environments/lc_niah/index.js"),
 
     // tool use
 
