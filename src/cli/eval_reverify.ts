@@ -3,7 +3,9 @@
 import { existsSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { siblingPaths } from "../collect/paths.js";
-import { reverify, reverifyRunFiles } from "../collect/reverify.js";
+import { appendRecovered, judgeFailuresPath, reverify, reverifyRunFiles } from "../collect/reverify.js";
+import { repairTornLine } from "../collect/ledger.js";
+import { computeRunMetrics } from "../collect/run_metrics.js";
 import { checkRunFiles } from "../collect/run_files.js";
 import { callJson, closeDispatcher, joinUrl } from "../http/client.js";
 import { startServers } from "../orchestrate/start.js";
@@ -26,6 +28,10 @@ interface ReverifyCliOptions extends CliConfigOptions {
   resume?: boolean;
   overwrite?: boolean;
   force?: boolean;
+  limit?: string;
+  disableAggregation?: boolean;
+  judgeFailedOnly?: boolean;
+  append?: boolean;
   quiet: boolean;
 }
 
@@ -43,7 +49,28 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
   const besideRollouts = siblingPaths(rolloutsPath).materialized;
   const materializedInputsPath = inputsGiven !== undefined ? resolvePath(inputsGiven) : existsSync(besideRollouts) ? besideRollouts : undefined;
   if (materializedInputsPath !== undefined && !existsSync(materializedInputsPath)) throw new UsageError(`${inputsFlag} ${inputsGiven}: no such file`);
-  const fileOptions = { rolloutsPath, materializedInputsPath, outputPath: resolvePath(options.output), resume, overwrite };
+  const limit = options.limit === undefined ? undefined : Number(options.limit);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError(`--limit must be a whole number ≥ 1, got ${options.limit}`);
+  if (options.append && !options.judgeFailedOnly) throw new UsageError("--append adds recovered judge failures to an existing output: it is only valid with --judge-failed-only");
+  if (options.append && (overwrite || resume)) throw new UsageError(`--append and --${overwrite ? "overwrite" : "resume"} cannot be combined: --append only adds the rollouts --output lacks`);
+  if (options.judgeFailedOnly && !existsSync(judgeFailuresPath(rolloutsPath))) {
+    throw new UsageError(`--judge-failed-only re-verifies the judge failures listed in ${judgeFailuresPath(rolloutsPath)}, which does not exist`);
+  }
+  const target = resolvePath(options.output);
+  // --append re-verifies into a scratch output beside the target (its own plan, failures and
+  // metrics, replaced each time), then adds the recovered rollouts the target lacks.
+  const outputPath = options.append ? siblingPaths(target).recovered : target;
+  const fileOptions = {
+    rolloutsPath,
+    materializedInputsPath,
+    outputPath,
+    resume,
+    overwrite: overwrite || options.append === true,
+    limit,
+    judgeFailedOnly: options.judgeFailedOnly === true,
+    disableAggregation: options.disableAggregation === true,
+    ...(options.append ? { appendTo: target } : {}),
+  };
   // Before any server starts: the stored rollouts are never written, and no earlier output is replaced unasked.
   const checkedFiles = reverifyRunFiles(fileOptions);
   checkRunFiles(checkedFiles, (m) => process.stderr.write(`gym: ${m}\n`));
@@ -51,7 +78,8 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
   const servers = await startServers(resolved.instances, { headPort: 0, globalConfig: resolved.redacted, ...nemoGymStartOptions(resolved, options) });
   try {
     // Re-verifying a stateful environment would read state no rollout created: refuse unless forced.
-    for (const env of environments) {
+    // Judge-failure recovery re-scores only what a judge failed to score, as NeMo Gym allows.
+    for (const env of options.judgeFailedOnly ? [] : environments) {
       const mode = await callJson<string>(joinUrl(servers.urlOf(env.name), "/reverify_mode"));
       if (mode !== "stateless" && !options.force) {
         throw new UsageError(`environment "${env.name}" says its reverify mode is "${mode}", not "stateless": its /verify may depend on session state the stored rollouts do not carry. Pass --force to re-verify anyway.`);
@@ -77,9 +105,27 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
       onStall: (stall) => printer.stall(stall),
     });
     printer.finish();
+    if (options.judgeFailedOnly) process.stderr.write(RECOVERY_WARNING);
+    if (options.append) {
+      repairTornLine(target);
+      const added = appendRecovered(outputPath, target);
+      const metrics = await computeRunMetrics(target, { aggregateUrlOf: options.disableAggregation ? () => undefined : (agent) => aggregateUrlOf(environmentOf(agent)) });
+      try {
+        if (!options.disableAggregation) metrics.write(siblingPaths(target).metrics);
+      } finally {
+        metrics.dispose();
+      }
+      process.stdout.write(`appended ${added} recovered rollout(s) to ${target}${options.disableAggregation ? "" : `; metrics: ${siblingPaths(target).metrics}`}\n`);
+    }
     process.exitCode = reportCollection(summary, parseFailureLimit(options.maxFailures), { stats: retries.current(), uncounted: retries.uncounted });
   } finally {
     await servers.stop();
     await closeDispatcher();
   }
 }
+
+/** Printed by every `--judge-failed-only` run: the merged file has rewards from two verifications. */
+const RECOVERY_WARNING =
+  "gym: note: --judge-failed-only merges rewards from two verifications: the carried successes were scored by the original run, the recovered rollouts by this config; they agree only if the judge and verifier settings are the ones that run used\n";
+
+const aggregateUrlOf = (environment: { url: string } | undefined) => (environment ? joinUrl(environment.url, "/aggregate_metrics") : undefined);

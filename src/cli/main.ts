@@ -127,6 +127,10 @@ configOptions(
   .option("--resume", "continue an interrupted reverify")
   .option("--overwrite", "replace an earlier output (without it, gym refuses to)")
   .option("--force", "re-verify even if an environment's reverify mode is not `stateless`")
+  .option("--limit <n>", "re-verify at most the first N stored rollouts (with --judge-failed-only: N judge failures)")
+  .option("--disable-aggregation", "skip the environments' /aggregate_metrics (e.g. for shards aggregated later with `gym eval aggregate`)")
+  .option("--judge-failed-only", "carry the stored successes through and re-verify only the rollouts `<rollouts stem>_failures.jsonl` lists as judge_failed")
+  .option("--append", "with --judge-failed-only: add the recovered rollouts to the existing --output (e.g. the run's own rollouts file) instead of writing a new one")
   .addOption(new Option("--quiet", "no progress line").default(false))
   .action(async (overrides: string[], options) => (await import("./eval_reverify.js")).evalReverify(overrides, options));
 

@@ -8,6 +8,8 @@ export function siblingPaths(outputPath: string) {
     output: outputPath,
     materialized: `${stem}_materialized_inputs.jsonl`,
     failures: `${stem}_failures.jsonl`,
+    /** `reverify --judge-failed-only --append`: the recovered rollouts, before they are added to this output. */
+    recovered: `${stem}_recovered.jsonl`,
     metrics: `${stem}_aggregate_metrics.json`,
     /** Output of the `--model-server-cmd` inference server, when gym starts one. */
     modelServerLog: `${stem}_model_server.log`,

@@ -89,6 +89,12 @@ export interface Failure {
   terminal: boolean;
   message: string;
   status?: number;
+  /**
+   * The reply of a reported failure (e.g. a verify response tagged `judge_failed`): it holds the
+   * model's output, which the failures file keeps so `reverify --judge-failed-only` can score it again
+   * without running the model twice.
+   */
+  reply?: Record<string, unknown>;
 }
 
 /** A reply that came back 200 but reports an infrastructure failure (e.g. `judge_failed`). */
@@ -96,6 +102,7 @@ export class ReportedFailure extends Error {
   constructor(
     readonly failureClass: string,
     message: string,
+    readonly reply?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "ReportedFailure";
@@ -111,7 +118,7 @@ export class DeadlineError extends Error {
 
 /** Classifies why an item failed, so failures can be counted, retried or not, and never hidden. */
 export function classifyFailure(error: unknown): Failure {
-  if (error instanceof ReportedFailure) return { failureClass: error.failureClass, terminal: false, message: error.message };
+  if (error instanceof ReportedFailure) return { failureClass: error.failureClass, terminal: false, message: error.message, reply: error.reply };
   if (error instanceof DeadlineError) return { failureClass: "timeout", terminal: false, message: error.message };
   if (error instanceof CallError) {
     if (error.kind === "timeout") return { failureClass: "timeout", terminal: false, message: error.message };
@@ -125,6 +132,12 @@ export function classifyFailure(error: unknown): Failure {
     return { failureClass: named ?? (status === 504 ? "timeout" : "agent_error"), terminal: false, message: error.message, status };
   }
   return { failureClass: "agent_error", terminal: false, message: describeError(error) };
+}
+
+/** A reported failure's reply without the keys the failure line sets itself (indices, failure fields, reward). */
+function withoutBookkeeping(reply: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!reply) return {};
+  return Object.fromEntries(Object.entries(reply).filter(([key]) => !/^(_ng_|reward$)/.test(key)));
 }
 
 function* take<K, V>(map: Map<K, V>, n: number): Generator<[K, V]> {
@@ -185,6 +198,7 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
   const writeFailure = (item: WorkItem, failure: Failure) => {
     if (options.failuresPath !== undefined) failuresFd ??= openSync(options.failuresPath, "a");
     const line = resultLine(item.task, item.rollout, {
+      ...withoutBookkeeping(failure.reply),
       agent_ref: item.row.agent_ref,
       _ng_attempt_index: item.attempt,
       _ng_failure_class: failure.failureClass,
@@ -206,7 +220,7 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
       const reply = await options.execute(item, controller.signal);
       if (typeof reply._ng_failure_class === "string") {
         const detail = reply._ng_failure_judge_error ?? reply._ng_failure_error ?? "";
-        throw new ReportedFailure(reply._ng_failure_class, `the environment reported ${reply._ng_failure_class}${detail ? `: ${String(detail)}` : ""}`);
+        throw new ReportedFailure(reply._ng_failure_class, `the environment reported ${reply._ng_failure_class}${detail ? `: ${String(detail)}` : ""}`, reply);
       }
       if (typeof reply.reward !== "number" || !Number.isFinite(reply.reward)) {
         throw new ReportedFailure("invalid_reply", `the reply has no numeric reward (keys: ${Object.keys(reply).slice(0, 20).join(", ")})`);
