@@ -118,7 +118,7 @@ describe("NeMo Gym's config, unchanged", () => {
     try {
       const out = join(dir, "string_match.jsonl");
       const result = await runGym(
-        ["eval", "run", "--config", "resources_servers/string_match/configs/string_match.yaml", "--input", "resources_servers/string_match/data/example.jsonl", "--model-url", engine.baseUrl, "--model", "m", "-o", out, "--quiet"],
+        ["eval", "run", "--config", "resources_servers/string_match/configs/string_match.yaml", "--input", "resources_servers/string_match/data/example.jsonl", "--agent", "string_match_simple_agent", "--model-type", "openai_model", "--model-url", engine.baseUrl, "--model", "m", "--model-api-key", "dummy", "-o", out, "--quiet"],
         { cwd: checkout.root, timeoutMs: 120_000 },
       );
       expect(result.code, result.stderr + result.stdout).toBe(0);

@@ -42,6 +42,8 @@ export function pyFloatFromString(text: string): number | undefined {
 
 /** Python's `str.splitlines()` (no keepends): every line boundary Python knows, `\r\n` as one. */
 export function pySplitLines(text: string): string[] {
+  // Python's boundaries include the ASCII separators \x1c-\x1e.
+  // eslint-disable-next-line no-control-regex
   const lines = text.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/u);
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   return lines;
