@@ -24,6 +24,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // answers and formats
     string_match: () => import("../environments/string_match/index.js"),
     equivalence_rule: () => import("../environments/equivalence_rule/index.js"),
+    polymath: () => import("../environments/polymath/index.js"),
 
     // structured outputs
 
