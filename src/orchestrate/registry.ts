@@ -22,6 +22,9 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // NeMo Gym's catalog (commit 07d6b0d), by family; each family's lines stay under its heading.
 
     // answers and formats
+    string_match: () => import("../environments/string_match/index.js"),
+    equivalence_rule: () => import("../environments/equivalence_rule/index.js"),
+    polymath: () => import("../environments/polymath/index.js"),
 
     // structured outputs
 

@@ -1,0 +1,99 @@
+// polymath: NeMo Gym's PolyMath benchmark server, math_with_judge's verification (math-verify's
+// symbolic check, with the LLM-judge fallback when `should_use_judge` is on; the shipped config keeps it
+// off) plus the row's difficulty `weight` and `language` carried into the reply, and metrics that add
+// per-language and difficulty-weighted pass@k / majority@k (metrics.ts).
+// Behaviour matched to NeMo Gym's resources_servers/polymath/app.py (and the math_with_judge it
+// subclasses) at commit 07d6b0d.
+import { z } from "zod";
+import { defineEnvironment } from "../../environment_kit/define.js";
+import { outputText, ResponsesCreateParams, ServerRef } from "../../protocol/index.js";
+import { callJudge, finalJudgeText, firstLabelIs, JudgeFailure, judgeRequest, type JudgeEvaluation } from "../../verifiers/judge.js";
+import { MathVerifierPool } from "../../verifiers/math/pool.js";
+import { computePassMajorityMetrics, computeSubsetMetrics, computeWeightedMetrics, groupByTask, highestKMetrics, mathScores } from "./metrics.js";
+import { JUDGE_EQUAL, JUDGE_NOT_EQUAL, JUDGE_SYSTEM_PROMPT, judgeUserPrompt } from "./prompt.js";
+
+const Config = z.strictObject({
+  judge_model_server: ServerRef,
+  judge_responses_create_params: ResponsesCreateParams,
+  /** NeMo Gym's code default is true; the shipped config sets false. */
+  should_use_judge: z.boolean().default(true),
+  library_verifier_timeout_seconds: z.number().positive().default(10.0),
+  library_verifier_max_concurrency: z.number().int().positive().default(32),
+  /** Deadline of one judge call (a Gymkit extension; NeMo Gym uses its client default). */
+  judge_timeout_seconds: z.number().positive().default(600),
+});
+type Config = z.output<typeof Config>;
+
+const JUDGE_RETRY = { attempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 };
+
+async function judgeOnce(config: Config, baseUrl: string, question: string, a: string, b: string): Promise<{ equal: boolean; evaluation: JudgeEvaluation }> {
+  const params = judgeRequest(config.judge_responses_create_params, JUDGE_SYSTEM_PROMPT, judgeUserPrompt(question, a, b));
+  const evaluation = await callJudge(params, { baseUrl, timeoutMs: config.judge_timeout_seconds * 1000, retry: JUDGE_RETRY });
+  return { equal: firstLabelIs(finalJudgeText(evaluation.response), JUDGE_EQUAL, JUDGE_NOT_EQUAL), evaluation };
+}
+
+export default defineEnvironment({
+  id: "polymath",
+  description: "PolyMath multilingual math: math-verify's symbolic check (optional LLM judge), with difficulty-weighted and per-language metrics.",
+  configSchema: Config,
+  rowFields: {
+    question: z.string(),
+    expected_answer: z.string(),
+    weight: z.number().nullable().default(null),
+    language: z.string().nullable().default(null),
+  },
+  reverifyMode: "stateless",
+  setup: ({ config }) => new MathVerifierPool({ size: config.library_verifier_max_concurrency, timeoutMs: config.library_verifier_timeout_seconds * 1000 }),
+  teardown: (pool) => pool.close(),
+  verify: async (request, ctx) => {
+    const config = ctx.config;
+    const carried = { weight: request.weight, language: request.language };
+    const generated = outputText(request.response);
+    const verdict = await ctx.resources.verify(request.expected_answer, generated);
+    const libraryReward = verdict.reward;
+    const extracted = verdict.extracted;
+    if (!config.should_use_judge || libraryReward > 0.5) {
+      return { reward: libraryReward, expected_answer: request.expected_answer, extracted_answer: extracted, library_reward: libraryReward, judge_evaluations: null, ...carried };
+    }
+    const answer = extracted ? extracted : generated;
+    const evaluations: JudgeEvaluation[] = [];
+    let reward = 0;
+    try {
+      const baseUrl = ctx.urlOf(config.judge_model_server);
+      const first = await judgeOnce(config, baseUrl, request.question, request.expected_answer, answer);
+      evaluations.push(first.evaluation);
+      if (first.equal) {
+        const second = await judgeOnce(config, baseUrl, request.question, answer, request.expected_answer);
+        evaluations.push(second.evaluation);
+        reward = second.equal ? 1.0 : 0.0;
+      }
+    } catch (error) {
+      if (!(error instanceof JudgeFailure)) throw error;
+      return { reward: 0.0, _ng_failure_class: "judge_failed", _ng_failure_judge_error: error.describe() };
+    }
+    return { reward, expected_answer: request.expected_answer, extracted_answer: extracted, library_reward: libraryReward, judge_evaluations: evaluations, ...carried };
+  },
+  aggregateMetrics: (rows, ctx) => {
+    const base = ctx.defaults(rows);
+    if (rows.length === 0) return base;
+    // Rollouts of a task in rollout order, so that avg-of-k and majority@k do not depend on arrival.
+    const rolloutOf = (r: Record<string, unknown>) => (typeof r._ng_rollout_index === "number" ? r._ng_rollout_index : 0);
+    const tasks = groupByTask(rows).map((task) => [...task].sort((a, b) => rolloutOf(a) - rolloutOf(b)));
+    const pooled = computePassMajorityMetrics(tasks, mathScores, "extracted_answer");
+    const custom = {
+      ...pooled.metrics,
+      ...computeSubsetMetrics(tasks, "language", mathScores, "extracted_answer"),
+      ...computeWeightedMetrics(tasks, mathScores, "extracted_answer"),
+    };
+    const agent_metrics = { ...base.agent_metrics, ...custom };
+    const key_metrics: Record<string, number> = {};
+    for (const name of ["mean/input_tokens", "mean/output_tokens"]) if (name in agent_metrics) key_metrics[name] = agent_metrics[name]!;
+    Object.assign(
+      key_metrics,
+      highestKMetrics(agent_metrics, "pass@1[avg-of-{k}]"),
+      highestKMetrics(agent_metrics, "pass@{k}", ["no_answer"]),
+      highestKMetrics(agent_metrics, "majority@{k}", ["no_answer"]),
+    );
+    return { agent_metrics, key_metrics, group_level_metrics: base.group_level_metrics, per_sample_aggregate: pooled.per_sample_aggregate };
+  },
+});
