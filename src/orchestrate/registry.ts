@@ -26,6 +26,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // structured outputs
 
     // multiple choice and QA
+    gpqa_diamond: () => import("../environments/gpqa_diamond/index.js"),
 
     // instructions
 
