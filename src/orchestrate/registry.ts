@@ -29,6 +29,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // structured outputs
 
     // multiple choice and QA
+    gpqa_diamond: () => import("../environments/gpqa_diamond/index.js"),
+    hotpotqa_qa: () => import("../environments/hotpotqa_qa/index.js"),
 
     // instructions
 
