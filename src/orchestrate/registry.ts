@@ -28,6 +28,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // multiple choice and QA
 
     // instructions
+    citation_if: () => import("../environments/citation_if/index.js"),
 
     // long context
 
