@@ -81,6 +81,15 @@ export async function buildEnvironmentServer<C, S, R>(
     });
   }
 
+  if (definition.toolFallback) {
+    // Registered last: the fixed routes above take precedence over this parametric one.
+    app.post("/:tool_name", async (request, reply) => {
+      const { tool_name } = request.params as { tool_name: string };
+      const text = await definition.toolFallback!(tool_name, request.body ?? null, contextOf(request));
+      return reply.type("text/plain; charset=utf-8").send(text);
+    });
+  }
+
   return asHttpApp(app);
 }
 

@@ -33,6 +33,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     hotpotqa_qa: () => import("../environments/hotpotqa_qa/index.js"),
 
     // instructions
+    citation_if: () => import("../environments/citation_if/index.js"),
 
     // long context
     graphwalks: () => import("../environments/graphwalks/index.js"),
