@@ -32,6 +32,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // long context
 
     // tool use
+    xlam_fc: () => import("../environments/xlam_fc/index.js"),
 
     // SQL and ARC
 

@@ -129,7 +129,8 @@ export const ResponseObject = z.looseObject({
   created_at: z.number(),
   model: z.string(),
   output: z.array(OutputItem),
-  status: ResponseStatus.optional(),
+  // NeMo Gym types it Optional: recorded rollouts carry `"status": null` (e.g. xlam_fc, 07d6b0d).
+  status: ResponseStatus.nullish(),
   incomplete_details: z.looseObject({ reason: z.string() }).nullish(),
   error: z.unknown().optional(),
   usage: Usage.nullish(),
