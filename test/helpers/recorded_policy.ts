@@ -49,14 +49,27 @@ export const lastUserText = (messages: Array<{ role?: string; content?: unknown 
  * answers prompts it has no recording of.
  */
 export function recordedPolicy(rollouts: Item[], fallback: Action = { text: "I do not know." }): Policy {
-  const byPrompt = new Map(rollouts.map((r) => [lastUserText(r.responses_create_params.input), modelSteps(r.response.output)]));
+  const byPrompt = new Map(
+    rollouts.map((r) => {
+      const input = r.responses_create_params.input as Item[];
+      return [lastUserText(input), { steps: modelSteps(r.response.output), offset: toolRunsOfInput(input) }];
+    }),
+  );
   return (turns: Turn[]) => {
     const lastUser = turns.findLastIndex((t) => t.role === "user");
-    const steps = byPrompt.get(turns[lastUser]?.content ?? "");
-    if (!steps) return fallback;
-    // One model step per run of tool results seen since the prompt.
-    let step = 0;
+    const recorded = byPrompt.get(turns[lastUser]?.content ?? "");
+    if (!recorded) return fallback;
+    // One model step per run of tool results seen since the prompt, beyond those the row's own input holds.
+    let step = -recorded.offset;
     for (let i = lastUser + 1; i < turns.length; i++) if (turns[i]!.role === "tool" && turns[i - 1]!.role !== "tool") step++;
-    return steps[Math.min(step, steps.length - 1)] ?? fallback;
+    return recorded.steps[Math.max(0, Math.min(step, recorded.steps.length - 1))] ?? fallback;
   };
+}
+
+/** Runs of tool outputs after the last user message of a row's own input. */
+function toolRunsOfInput(input: Item[]): number {
+  const lastUser = input.findLastIndex((m) => m.role === "user");
+  let runs = 0;
+  for (let i = lastUser + 1; i < input.length; i++) if (input[i]!.type === "function_call_output" && input[i - 1]!.type !== "function_call_output") runs++;
+  return runs;
 }
