@@ -34,6 +34,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // tool use
     xlam_fc: () => import("../environments/xlam_fc/index.js"),
     single_step_tool_use_with_argument_comparison: () => import("../environments/single_step_tool_use_with_argument_comparison/index.js"),
+    example_mcp_weather: () => import("../environments/example_mcp_weather/index.js"),
 
     // SQL and ARC
 
