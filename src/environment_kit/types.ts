@@ -96,6 +96,11 @@ export interface EnvironmentDefinition<
    * rollout's). Default 100,000: far above any concurrency, bounded over a run of millions.
    */
   sessionCapacity?: number;
+  /**
+   * Also serve the tools over MCP at `/mcp`, as NeMo Gym's `expose_tools_over_mcp: true` does
+   * (`/seed_session` replies then carry the `mcp` entry with the session token). Default false.
+   */
+  exposeToolsOverMcp?: boolean;
   /** Prepares this session's state from the row. Returns the reply body (default `{}`). */
   seedSession?(row: SeedInput<G>, ctx: EnvironmentContext<C, S, R>): unknown;
   /**

@@ -43,6 +43,9 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     lc_niah: () => import("../environments/lc_niah/index.js"),
 
     // tool use
+    xlam_fc: () => import("../environments/xlam_fc/index.js"),
+    single_step_tool_use_with_argument_comparison: () => import("../environments/single_step_tool_use_with_argument_comparison/index.js"),
+    example_mcp_weather: () => import("../environments/example_mcp_weather/index.js"),
 
     // SQL and ARC
 
@@ -50,6 +53,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
+    tool_simulation_agent: () => import("../agents/tool_simulation_agent.js"),
   },
   responses_api_models: {
     openai_model: () => import("../models/openai_model.js"),
