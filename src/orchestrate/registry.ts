@@ -36,6 +36,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // SQL and ARC
 
     // code
+    math_with_code: () => import("../environments/math_with_code/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
