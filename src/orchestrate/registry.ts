@@ -50,6 +50,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // SQL and ARC
 
     // code
+    math_with_code: () => import("../environments/math_with_code/index.js"),
+    evalplus: () => import("../environments/evalplus/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
