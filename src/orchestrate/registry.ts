@@ -34,6 +34,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // tool use
 
     // SQL and ARC
+    arc_agi: () => import("../environments/arc_agi/index.js"),
 
     // code
   },
