@@ -129,7 +129,7 @@ export const ResponseObject = z.looseObject({
   created_at: z.number(),
   model: z.string(),
   output: z.array(OutputItem),
-  status: ResponseStatus.optional(),
+  status: ResponseStatus.nullish(),
   incomplete_details: z.looseObject({ reason: z.string() }).nullish(),
   error: z.unknown().optional(),
   usage: Usage.nullish(),
