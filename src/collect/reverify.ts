@@ -60,6 +60,15 @@ export function verifyRequestOf(rollout: Record<string, unknown>): Record<string
   return Object.fromEntries(Object.entries(rollout).filter(([key]) => !VERIFY_OUTPUTS.test(key)));
 }
 
+function isJsonObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The rows of a materialized-inputs file by (task, rollout): only each row's place is kept in memory
  * (a map entry per row, not the row), and a row is read when asked for, through one open file.
@@ -67,9 +76,13 @@ export function verifyRequestOf(rollout: Record<string, unknown>): Record<string
 function indexRows(path: string): { rowOf(task: number, rollout: number): Record<string, unknown> | undefined; close(): void } {
   const offsets = new Map<number, number>();
   const lengths = new Map<number, number>();
+  let ordinal = 0;
   for (const { text, offset, length, line } of scanLines(path)) {
-    const pair = pairOfLine(text);
-    if (!pair) throw new JsonlError(path, line, "a materialized input needs `_ng_task_index` and `_ng_rollout_index`");
+    // A plain input file (NeMo Gym's data/*.jsonl rows carry no indices) is joined by order: its n-th
+    // row is task n, rollout 0, as NeMo Gym numbers the rows it reads.
+    const pair = pairOfLine(text) ?? (isJsonObject(text) ? ([ordinal, 0] as [number, number]) : undefined);
+    ordinal++;
+    if (!pair) throw new JsonlError(path, line, "a materialized input needs `_ng_task_index` and `_ng_rollout_index`, or is a plain row (a JSON object) joined by its order");
     offsets.set(pairKey(pair[0], pair[1]), offset);
     lengths.set(pairKey(pair[0], pair[1]), length);
   }
