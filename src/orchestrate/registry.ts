@@ -35,6 +35,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
 
     // SQL and ARC
     arc_agi: () => import("../environments/arc_agi/index.js"),
+    bird_sql: () => import("../environments/bird_sql/index.js"),
 
     // code
   },
