@@ -48,6 +48,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     example_mcp_weather: () => import("../environments/example_mcp_weather/index.js"),
 
     // SQL and ARC
+    arc_agi: () => import("../environments/arc_agi/index.js"),
+    bird_sql: () => import("../environments/bird_sql/index.js"),
 
     // code
     math_with_code: () => import("../environments/math_with_code/index.js"),
