@@ -129,7 +129,8 @@ export const ResponseObject = z.looseObject({
   created_at: z.number(),
   model: z.string(),
   output: z.array(OutputItem),
-  status: ResponseStatus.optional(),
+  // OpenAI's Response (and NeMo Gym's) types it Optional: recorded NeMo Gym rollouts carry `"status": null`.
+  status: ResponseStatus.nullish(),
   incomplete_details: z.looseObject({ reason: z.string() }).nullish(),
   error: z.unknown().optional(),
   usage: Usage.nullish(),
