@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import evalplus from "./index.js";
+import evalplus, { checkSolution } from "./index.js";
 import { extractCodeStrict } from "./extract.js";
 import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { startFakeEngine, type FakeEngine, type Turn } from "../../../test/doubles/fake_engine.js";
@@ -90,6 +90,26 @@ describe("evalplus /verify on repository-made tasks", () => {
     expect(await verify("HumanEval/0", "  ")).toEqual(expect.objectContaining({ reward: 0, extracted_model_output: null, is_correct: false }));
     expect(await verify("HumanEval/0", "return True")).toMatchObject({ reward: 0, extracted_model_output: "return True", extracted_model_code: null });
   });
+});
+
+describe("agreement with evalplus 0.3.1 itself", () => {
+  it("gives evalplus' statuses and details for every case of testdata/reference.jsonl (made by evalplus' own code)", async () => {
+    const lines = new Map([HUMANEVAL, MBPP].flatMap((file) => readFileSync(file, "utf8").trim().split("\n").map((line) => [JSON.parse(line).task_id as string, line] as const)));
+    const reference = readJsonlFile(join(TESTDATA, "reference.jsonl"));
+    const config = evalplus.configSchema.parse({}) as Parameters<typeof checkSolution>[3];
+    const got: unknown[] = [];
+    for (let i = 0; i < reference.length; i += 2) {
+      const batch = reference.slice(i, i + 2).map(async (ref) => {
+        const line = lines.get(ref.task_id)!;
+        const prompt = JSON.parse(line).prompt as string;
+        const solution = ref.code.startsWith(prompt) ? ref.code : prompt + ref.code;
+        const verdict = await checkSolution(line, ref.task_id.startsWith("Mbpp/") ? "mbpp" : "humaneval", solution, config);
+        return [ref.task_id, verdict.base_status, verdict.base_details, verdict.plus_status, verdict.plus_details];
+      });
+      got.push(...(await Promise.all(batch)));
+    }
+    expect(got).toEqual(reference.map((ref) => [ref.task_id, ref.base_status, ref.base_details, ref.plus_status, ref.plus_details]));
+  }, 240_000);
 });
 
 describe("NeMo Gym's config and recorded rollouts", () => {
