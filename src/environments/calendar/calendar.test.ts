@@ -144,3 +144,12 @@ describe("NeMo Gym's recordings and configs (07d6b0d)", () => {
     }, 200_000);
   }
 });
+
+describe("agreement with NeMo Gym's grader (test/fixtures/tools_upstream/calendar.json, made by its utils.py)", () => {
+  const cases = JSON.parse(readFileSync(new URL("../../../test/fixtures/tools_upstream/calendar.json", import.meta.url), "utf8")) as Array<{ answer: string; exp_cal_state: Record<string, unknown>; reward: number; reason: string }>;
+  it(`${cases.length} cases: the same reward and reason for every one`, () => {
+    expect(cases.length).toBeGreaterThan(250);
+    const disagreements = cases.filter((c) => JSON.stringify(gradeAssistantResponse(c.answer, c.exp_cal_state)) !== JSON.stringify([c.reward, c.reason]));
+    expect(disagreements).toEqual([]);
+  });
+});
