@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import env from "./index.js";
 import { ActionComparator, Category, maximumMatching, type ComparatorConfig } from "./compare.js";
-import type { FunctionCallAction } from "./actions.js";
+import { ExpectedAction, type FunctionCallAction } from "./actions.js";
 import { assistantMessage, functionCall, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { startFakeEngine, type Action, type FakeEngine, type Turn } from "../../../test/doubles/fake_engine.js";
 import { runGym, readJsonlFile } from "../../../test/helpers/cli.js";
@@ -264,4 +264,16 @@ describe("NeMo Gym's recordings and configs (07d6b0d)", () => {
     ]);
     expect(metrics.agent_metrics["mean/reward"]).toBeCloseTo((1 + 2 / 3 + 0.8 + 1 + 1) / 5, 12);
   }, 200_000);
+});
+
+describe("agreement with NeMo Gym's comparator (test/fixtures/tools_upstream/single_step.json, made by its verification_utils.py)", () => {
+  const cases = JSON.parse(readFileSync(new URL("../../../test/fixtures/tools_upstream/single_step.json", import.meta.url), "utf8")) as Array<{ config: Partial<ComparatorConfig>; expected: unknown; actual: unknown; reward: number; category: string }>;
+  it(`${cases.length} cases under 15 configs: the same reward and category for every one`, () => {
+    expect(cases.length).toBe(600);
+    const disagreements = cases.filter((c) => {
+      const result = comparator(c.config).compareAction(ExpectedAction.parse(c.expected), ExpectedAction.parse(c.actual));
+      return result.reward !== c.reward || result.category !== c.category;
+    });
+    expect(disagreements).toEqual([]);
+  });
 });

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import xlam from "./index.js";
+import { normalizeArguments, score } from "./calls.js";
 import { functionCall, assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { startFakeEngine, type FakeEngine } from "../../../test/doubles/fake_engine.js";
 import { runGym, readJsonlFile } from "../../../test/helpers/cli.js";
@@ -154,4 +155,18 @@ describe("NeMo Gym's recordings and config (07d6b0d)", () => {
     expect(m["median/reward"]).toBe(1);
     expect(Object.keys(metrics!.key_metrics)).toContain("mean/reward");
   }, 200_000);
+});
+
+describe("agreement with NeMo Gym's matching (test/fixtures/tools_upstream/xlam_fc.json, made by its app.py)", () => {
+  const cases = JSON.parse(readFileSync(new URL("../../../test/fixtures/tools_upstream/xlam_fc.json", import.meta.url), "utf8")) as Array<{ expected: Expected; predicted: Array<{ name: string; arguments: string }>; reward: number; num_correct: number }>;
+  it(`${cases.length} cases: the same reward and number correct for every one`, () => {
+    expect(cases.length).toBe(400);
+    const disagreements = cases.filter((c) => {
+      const predicted = c.predicted.map((p) => ({ name: p.name, arguments: normalizeArguments(p.arguments) }));
+      const expected = c.expected.map((e) => ({ name: e.name, arguments: normalizeArguments(e.arguments ?? {}) }));
+      const result = score(predicted, expected);
+      return result.reward !== c.reward || result.numCorrect !== c.num_correct;
+    });
+    expect(disagreements).toEqual([]);
+  });
 });
