@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import graphwalks from "./index.js";
-import { expectedNodeSet, nodeF1, parseNodeList } from "./nodes.js";
+import { expectedNodeSet, nodeF1, parseNodeList } from "../../verifiers/text/node_list.js";
 import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { environmentFolder, reverifyRecorded } from "../../../test/helpers/nemo_gym_catalog.js";
 import { longctxExpected, runNemoGymConfig } from "../../../test/helpers/longctx.js";

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { defineEnvironment } from "../../environment_kit/define.js";
 import { rewardPassAggregate } from "../../metrics/subsets.js";
 import { outputText } from "../../protocol/index.js";
-import { expectedNodeSet, nodeF1, parseNodeList } from "./nodes.js";
+import { expectedNodeSet, nodeF1, parseNodeList } from "../../verifiers/text/node_list.js";
 
 export default defineEnvironment({
   id: "graphwalks",

@@ -3,7 +3,7 @@
 // line, with each item's surrounding quotes also removed (so `["a", "b"]` reads as a, b), scored by
 // set F1 against the JSON list in expected_answer.
 import { pyStrip } from "../../verifiers/text/pystr.js";
-import { expectedNodeSet, finalAnswerContent, nodeF1 } from "../graphwalks/nodes.js";
+import { expectedNodeSet, finalAnswerContent, nodeF1 } from "../../verifiers/text/node_list.js";
 
 export function parseQuotedNodeList(response: string): { nodes: string[]; parseFailed: boolean } {
   const content = finalAnswerContent(response);

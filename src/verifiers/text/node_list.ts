@@ -1,8 +1,9 @@
 // Reading a node list and scoring it, as NeMo Gym's graphwalks server does (NVIDIA-NeMo/Gym 07d6b0d,
-// resources_servers/graphwalks/app.py, after openai/graphwalks): the answer is on the last non-empty
-// line as `Final Answer: [n1, n2, ...]`; the score is F1 between the predicted and expected node sets.
-import { pySearch } from "../../verifiers/text/pyregex.js";
-import { pyStrip } from "../../verifiers/text/pystr.js";
+// resources_servers/graphwalks/app.py, after openai/graphwalks; lc_niah uses the same parts): the
+// answer is on the last non-empty line as `Final Answer: [n1, n2, ...]`; the score is F1 between the
+// predicted and expected node sets.
+import { pySearch } from "./pyregex.js";
+import { pyStrip } from "./pystr.js";
 
 const FINAL_ANSWER = String.raw`Final Answer:\s*\[(.*)\]`;
 
