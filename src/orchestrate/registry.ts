@@ -36,6 +36,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // SQL and ARC
     arc_agi: () => import("../environments/arc_agi/index.js"),
     bird_sql: () => import("../environments/bird_sql/index.js"),
+    spider2_lite: () => import("../environments/spider2_lite/index.js"),
 
     // code
   },
