@@ -20,9 +20,9 @@ export type SqlReply = { ready: true } | { id: number; ok: true; rows: SqlRow[] 
 type RowReader = Statement & { get(params: null, config: { useBigInt: boolean }): SqlValue[]; getBlob(column: number): Uint8Array };
 
 const SQL = await initSqlJs();
-/** Open databases by path, most recently used last; a few kept (a database may be large). */
+/** Open databases by path, most recently used last; two kept per worker (a database may be hundreds of MB, held whole in memory). */
 const open = new Map<string, Database>();
-const KEEP = 4;
+const KEEP = 2;
 
 function database(path: string): Database {
   let db = open.get(path);
