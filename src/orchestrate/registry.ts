@@ -51,6 +51,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // SQL and ARC
     arc_agi: () => import("../environments/arc_agi/index.js"),
     bird_sql: () => import("../environments/bird_sql/index.js"),
+    spider2_lite: () => import("../environments/spider2_lite/index.js"),
+    nvarc: () => import("../environments/nvarc/index.js"),
 
     // code
     math_with_code: () => import("../environments/math_with_code/index.js"),

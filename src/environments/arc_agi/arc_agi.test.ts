@@ -110,6 +110,17 @@ describe("reading the grid", () => {
   });
 });
 
+describe("every reading agrees with NeMo Gym's own _parse_grid (testdata/expected.json, made by testdata/make_fixture.py)", () => {
+  const fixtureCases = JSON.parse(readFileSync(new URL("./testdata/cases.json", import.meta.url), "utf8")) as Array<{ text: string }>;
+  const fixture = JSON.parse(readFileSync(new URL("./testdata/expected.json", import.meta.url), "utf8")) as { grids: Array<number[][] | null> };
+  fixtureCases.forEach((c, i) => {
+    it(`${JSON.stringify(c.text).slice(0, 60)} → ${JSON.stringify(fixture.grids[i])}`, async () => {
+      const result = await verify([assistantMessage(c.text)]);
+      expect(result.predicted_output).toEqual(fixture.grids[i]);
+    });
+  });
+});
+
 describe("NeMo Gym's recorded rollouts (data/example_rollouts.jsonl, 07d6b0d)", () => {
   it("re-verify to the recorded rewards with `gym eval reverify`", async () => {
     const { result, recorded, reverified, rows: out } = await reverifyRecorded("arc_agi", ["--resources-server", "arc_agi"]);

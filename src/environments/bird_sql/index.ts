@@ -53,8 +53,8 @@ export default defineEnvironment({
     const hadCodeblock = hasSqlCodeblock(generated);
     const path = databasePath(ctx.resources.databases, request.db_id);
     const timeoutMs = config.sql_execution_timeout_s * 1000;
-    const gold = await ctx.resources.pool.query(path, request.gt_sql, timeoutMs);
-    const pred = gold.ok ? await ctx.resources.pool.query(path, extracted, timeoutMs) : undefined;
+    const gold = await ctx.resources.pool.query(path, request.gt_sql, timeoutMs, "ignore");
+    const pred = gold.ok ? await ctx.resources.pool.query(path, extracted, timeoutMs, "ignore") : undefined;
     const match = gold.ok && pred !== undefined && pred.ok && sameRowSet(gold.rows, pred.rows);
     const noAnswerOrWrong = hadCodeblock ? "execution_error" : "no_sql_extracted";
     const failureReason = !gold.ok ? "gold_execution_error" : match ? "none" : noAnswerOrWrong;

@@ -3,7 +3,8 @@
 //   - `cursor.execute(sql)` runs the first statement only and refuses SQL with more after it: the
 //     text after the first statement may hold only whitespace and comments (CPython's `lstrip_sql`);
 //     SQL with no statement at all (empty, comments, lone `;`) runs nothing and returns no rows;
-//   - a `text_factory` of `bytes.decode(errors="ignore")`: undecodable bytes of a TEXT value are dropped;
+//   - TEXT with undecodable bytes is an error (sqlite3's default), or, under bird_sql's `text_factory` of
+//     `bytes.decode(errors="ignore")`, has those bytes dropped;
 //   - `set(rows) == set(rows)`: result rows compared as unordered sets of tuples under Python's
 //     equality (an int equals the float of the same value; str, bytes and None only equal their kind).
 

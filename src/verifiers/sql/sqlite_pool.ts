@@ -43,10 +43,10 @@ export class SqlitePool {
   constructor(readonly size: number) {}
 
   /** Runs one statement of `sql` against the SQLite file at `dbPath` (see python_sqlite.ts). */
-  query(dbPath: string, sql: string, timeoutMs: number): Promise<QueryResult> {
+  query(dbPath: string, sql: string, timeoutMs: number, textErrors: "ignore" | "strict" = "strict"): Promise<QueryResult> {
     if (this.closed) return Promise.resolve({ ok: false, error: "SQL pool closed" });
     return new Promise((resolve) => {
-      this.queue.push({ request: { id: this.nextId++, dbPath, sql }, timeoutMs, resolve });
+      this.queue.push({ request: { id: this.nextId++, dbPath, sql, textErrors }, timeoutMs, resolve });
       this.dispatch();
     });
   }

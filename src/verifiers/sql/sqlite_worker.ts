@@ -11,6 +11,8 @@ export interface SqlRequest {
   id: number;
   dbPath: string;
   sql: string;
+  /** Undecodable TEXT bytes: dropped ("ignore", bird_sql's text_factory) or an error ("strict", sqlite3's default). */
+  textErrors: "ignore" | "strict";
 }
 export type SqlReply = { ready: true } | { id: number; ok: true; rows: SqlRow[] } | { id: number; ok: false; error: string };
 
@@ -18,9 +20,9 @@ export type SqlReply = { ready: true } | { id: number; ok: true; rows: SqlRow[] 
 type RowReader = Statement & { get(params: null, config: { useBigInt: boolean }): SqlValue[]; getBlob(column: number): Uint8Array };
 
 const SQL = await initSqlJs();
-/** Open databases by path, most recently used last; a few kept (a database may be large). */
+/** Open databases by path, most recently used last; two kept per worker (a database may be hundreds of MB, held whole in memory). */
 const open = new Map<string, Database>();
-const KEEP = 4;
+const KEEP = 2;
 
 function database(path: string): Database {
   let db = open.get(path);
@@ -40,7 +42,9 @@ function database(path: string): Database {
   return db;
 }
 
-function run(path: string, sql: string): SqlRow[] {
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+function run(path: string, sql: string, textErrors: "ignore" | "strict"): SqlRow[] {
   const db = database(path);
   db.exec("PRAGMA query_only = 1");
   const statements = db.iterateStatements(sql);
@@ -55,8 +59,12 @@ function run(path: string, sql: string): SqlRow[] {
         const row = (statement as RowReader).get(null, { useBigInt: true });
         for (let i = 0; i < row.length; i++) {
           const value = row[i];
-          // A TEXT value with undecodable bytes: read its bytes and drop those, as Python's text_factory.
-          if (typeof value === "string" && value.includes("\uFFFD")) row[i] = decodeUtf8Ignore((statement as RowReader).getBlob(i));
+          // A TEXT value with undecodable bytes (sql.js shows them as U+FFFD): read its bytes.
+          if (typeof value === "string" && value.includes("\uFFFD")) {
+            const bytes = (statement as RowReader).getBlob(i);
+            if (textErrors === "ignore") row[i] = decodeUtf8Ignore(bytes);
+            else strictUtf8.decode(bytes); // throws on undecodable bytes, as Python's default str conversion does
+          }
         }
         rows.push(row);
       }
@@ -76,7 +84,7 @@ function run(path: string, sql: string): SqlRow[] {
 parentPort!.on("message", (request: SqlRequest) => {
   let reply: SqlReply;
   try {
-    reply = { id: request.id, ok: true, rows: run(request.dbPath, request.sql) };
+    reply = { id: request.id, ok: true, rows: run(request.dbPath, request.sql, request.textErrors) };
   } catch (error) {
     reply = { id: request.id, ok: false, error: (error as Error).message };
   }
