@@ -25,6 +25,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     string_match: () => import("../environments/string_match/index.js"),
     equivalence_rule: () => import("../environments/equivalence_rule/index.js"),
     polymath: () => import("../environments/polymath/index.js"),
+    format_verification: () => import("../environments/format_verification/index.js"),
 
     // structured outputs
 
