@@ -26,6 +26,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     equivalence_rule: () => import("../environments/equivalence_rule/index.js"),
     polymath: () => import("../environments/polymath/index.js"),
     format_verification: () => import("../environments/format_verification/index.js"),
+    math_advanced_calculations: () => import("../environments/math_advanced_calculations/index.js"),
 
     // structured outputs
 
