@@ -14,6 +14,7 @@ import { agentMetricsFloats, ROLLOUT_FLOATS } from "../protocol/python_json.js";
 import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput, VerifyResult } from "./types.js";
 import { SessionStore } from "./session_store.js";
 import { functionToolOf } from "./tool_schema.js";
+import { mountMcp, seedMetadata, SessionTokens, withNormalizedToolNames, type McpTool } from "./mcp.js";
 
 export async function buildEnvironmentServer<C, S, R>(
   definition: EnvironmentDefinition<C, S, any, any, any, R>,
@@ -27,26 +28,35 @@ export async function buildEnvironmentServer<C, S, R>(
   // One store per instance: two instances of the same environment never share sessions. Bounded
   // (least recently used forgotten first) so a long run's finished rollouts do not pile up.
   const sessions = new SessionStore<S>(definition.sessionCapacity);
-  const contextOf = (request: FastifyRequest): EnvironmentContext<C, S, R> => ({
+  const contextFor = (sessionId: string): EnvironmentContext<C, S, R> => ({
     name: instance.name,
     config: instance.config,
     urlOf: instance.urlOf,
-    sessionId: request.sessionId,
+    sessionId,
     sessions,
     resources,
   });
+  const contextOf = (request: FastifyRequest): EnvironmentContext<C, S, R> => contextFor(request.sessionId);
+  // NeMo Gym's expose_tools_over_mcp: the tools also over MCP, tied to sessions by a signed token.
+  const mcpTokens = definition.exposeToolsOverMcp ? new SessionTokens() : undefined;
 
   const seedSchema = z.looseObject(definition.seedFields ?? {});
   app.post("/seed_session", carriesRollouts, async (request, reply) => {
     const row = parseOr422(seedSchema, request.body ?? {}) as SeedInput<any>;
     const result = definition.seedSession ? await definition.seedSession(row, contextOf(request)) : undefined;
-    return sendJson(reply, result ?? {});
+    const body = result ?? {};
+    if (mcpTokens && body !== null && typeof body === "object" && !Array.isArray(body) && !("mcp" in body)) {
+      return sendJson(reply, { ...body, mcp: seedMetadata(instance.name, mcpTokens.mint(request.sessionId)) });
+    }
+    return sendJson(reply, body);
   });
 
   const verifySchema = VerifyRequest.extend(definition.rowFields ?? {});
   app.post("/verify", carriesRollouts, async (request, reply) => {
     const verifyRequest = parseOr422(verifySchema, request.body) as VerifyInput<any>;
-    const result = await definition.verify(verifyRequest, contextOf(request));
+    // Over MCP, clients namespace tool names (mcp__<server>__<tool>): scored bare, echoed as emitted.
+    const scored = mcpTokens ? withNormalizedToolNames(verifyRequest, instance.name) : verifyRequest;
+    const result = await definition.verify(scored, contextOf(request));
     if (typeof result?.reward !== "number" || !Number.isFinite(result.reward)) {
       throw new Error(`${definition.id}.verify returned reward ${String(result?.reward)}; it must be a finite number`);
     }
@@ -81,9 +91,27 @@ export async function buildEnvironmentServer<C, S, R>(
     });
   }
 
+  if (mcpTokens) {
+    const mcpTools = new Map<string, McpTool>(
+      tools.map(([name, tool], i) => [
+        name,
+        { spec: toolSpecs[i]!, args: tool.args, call: async (args, sessionId) => tool.handler(parseOr422(tool.args, args ?? {}), contextFor(sessionId)) ?? null },
+      ]),
+    );
+    mountMcp(app, { serverName: instance.name, tools: mcpTools, tokens: mcpTokens });
+  }
+
+  if (definition.toolFallback) {
+    // Registered last: the fixed routes above take precedence over this parametric one.
+    app.post("/:tool_name", async (request, reply) => {
+      const { tool_name } = request.params as { tool_name: string };
+      const text = await definition.toolFallback!(tool_name, request.body ?? null, contextOf(request));
+      return reply.type("text/plain; charset=utf-8").send(text);
+    });
+  }
+
   return asHttpApp(app);
 }
-
 
 /**
  * A verify response as NeMo Gym's models dump it (07d6b0d, nemo_gym/base_resources_server.py

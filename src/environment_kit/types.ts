@@ -87,10 +87,20 @@ export interface EnvironmentDefinition<
   teardown?(resources: R): void | Promise<void>;
   tools?: { [K in keyof T]: ToolDefinition<T[K], C, S, R> };
   /**
+   * Answers a POST to any tool name not in `tools` with plain text (NeMo Gym servers that add a
+   * catch-all `/{tool_name}` route, such as citation_if's). Without it such a call is a 404.
+   */
+  toolFallback?(name: string, body: unknown, ctx: EnvironmentContext<C, S, R>): string | Promise<string>;
+  /**
    * Sessions one instance keeps; beyond it the least recently used is forgotten (a finished
    * rollout's). Default 100,000: far above any concurrency, bounded over a run of millions.
    */
   sessionCapacity?: number;
+  /**
+   * Also serve the tools over MCP at `/mcp`, as NeMo Gym's `expose_tools_over_mcp: true` does
+   * (`/seed_session` replies then carry the `mcp` entry with the session token). Default false.
+   */
+  exposeToolsOverMcp?: boolean;
   /** Prepares this session's state from the row. Returns the reply body (default `{}`). */
   seedSession?(row: SeedInput<G>, ctx: EnvironmentContext<C, S, R>): unknown;
   /**

@@ -65,3 +65,14 @@ describe("passAtKMetrics", () => {
     expect(highestK(metrics, "pass")).toBe(2);
   });
 });
+
+describe("pass@k with binary and continuous tasks mixed", () => {
+  it("decides combinatorial vs max-of-k per task, as NeMo Gym's compute_pass_majority_metrics", () => {
+    const r = (task: number, rollout: number, score: number) => ({ _ng_task_index: task, _ng_rollout_index: rollout, score });
+    // Task 0 is binary [0, 1]: pass@1 = 1 − C(1,1)/C(2,1) = 0.5 (not the max of its first rollout, 0).
+    // Task 1 is continuous [0.5, 0.25]: pass@1 = 0.5, pass@2 = 0.5.
+    const { metrics } = passAtKMetrics([r(0, 0, 0), r(0, 1, 1), r(1, 0, 0.5), r(1, 1, 0.25)], { scores: (row) => ({ accuracy: row.score as number }) });
+    expect(metrics["pass@1/accuracy"]).toBeCloseTo(50, 12);
+    expect(metrics["pass@2/accuracy"]).toBeCloseTo(75, 12);
+  });
+});

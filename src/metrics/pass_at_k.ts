@@ -5,8 +5,8 @@
 //
 // For each score s and k = 1..K (K = most rollouts any task has; a task counts for k only if it has
 // at least k scored rollouts):
-//   pass@{k}/s             unbiased 1 − C(n−c, k)/C(n, k) over all n rollouts when s is 0/1,
-//                          else the max of the first k
+//   pass@{k}/s             unbiased 1 − C(n−c, k)/C(n, k) over all n rollouts when the task's s
+//                          are all 0/1, else the max of the task's first k
 //   pass@1[avg-of-{k}]/s   mean of the first k
 //   majority@{k}/s         with an answer key: the most common non-null answer among the first k
 //                          (its score); tied answers are averaged; no answer at all scores 0
@@ -124,7 +124,9 @@ export function passAtKMetrics(rows: Array<Record<string, unknown>>, options: Pa
   const weights: MetricWeights = { metrics: {}, per_sample: {} };
   for (const [name, byTask] of perScore) {
     const scored = byTask.filter((samples) => samples.length > 0);
-    const binary = scored.every((samples) => samples.every((s) => s.score === 0 || s.score === 1));
+    // Whether pass@k is combinatorial is decided per task, as NeMo Gym does: a task whose scores are
+    // all 0/1 counts combinatorially even when other tasks have continuous scores (F1, ratios).
+    const binary = (samples: Sample[]) => samples.every((s) => s.score === 0 || s.score === 1);
     const maxK = Math.max(0, ...scored.map((s) => s.length));
     const pct = (xs: number[]) => (xs.length ? 100 * mean(xs) : 0);
     for (let k = 1; k <= maxK; k++) {
@@ -135,7 +137,7 @@ export function passAtKMetrics(rows: Array<Record<string, unknown>>, options: Pa
           // NeMo-Skills counts pass@k/no_answer only when *all* of the first k have no answer.
           name === "no_answer"
             ? Math.min(...samples.slice(0, k).map((s) => s.score))
-            : binary
+            : binary(samples)
               ? unbiasedPassAtK(samples.length, samples.filter((s) => s.score === 1).length, k)
               : Math.max(...samples.slice(0, k).map((s) => s.score)),
         ),

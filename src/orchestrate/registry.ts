@@ -31,19 +31,37 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // structured outputs
 
     // multiple choice and QA
+    gpqa_diamond: () => import("../environments/gpqa_diamond/index.js"),
+    hotpotqa_qa: () => import("../environments/hotpotqa_qa/index.js"),
 
     // instructions
+    citation_if: () => import("../environments/citation_if/index.js"),
 
     // long context
+    graphwalks: () => import("../environments/graphwalks/index.js"),
+    mrcr: () => import("../environments/mrcr/index.js"),
+    ruler: () => import("../environments/ruler/index.js"),
+    ruler2: () => import("../environments/ruler2/index.js"),
+    lc_niah: () => import("../environments/lc_niah/index.js"),
 
     // tool use
+    xlam_fc: () => import("../environments/xlam_fc/index.js"),
+    single_step_tool_use_with_argument_comparison: () => import("../environments/single_step_tool_use_with_argument_comparison/index.js"),
+    example_mcp_weather: () => import("../environments/example_mcp_weather/index.js"),
+    calendar: () => import("../environments/calendar/index.js"),
 
     // SQL and ARC
+    arc_agi: () => import("../environments/arc_agi/index.js"),
+    bird_sql: () => import("../environments/bird_sql/index.js"),
 
     // code
+    math_with_code: () => import("../environments/math_with_code/index.js"),
+    evalplus: () => import("../environments/evalplus/index.js"),
+    code_fim: () => import("../environments/code_fim/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
+    tool_simulation_agent: () => import("../agents/tool_simulation_agent.js"),
   },
   responses_api_models: {
     openai_model: () => import("../models/openai_model.js"),

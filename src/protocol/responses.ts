@@ -129,7 +129,7 @@ export const ResponseObject = z.looseObject({
   created_at: z.number(),
   model: z.string(),
   output: z.array(OutputItem),
-  // NeMo Gym (openai.types.responses.Response) allows null here; recorded rollouts carry it.
+  // Optional[ResponseStatus] = None in the OpenAI SDK model NeMo Gym validates with: null is accepted.
   status: ResponseStatus.nullish(),
   incomplete_details: z.looseObject({ reason: z.string() }).nullish(),
   error: z.unknown().optional(),

@@ -1,7 +1,10 @@
 // `str()` of an answer the way SymPy prints it, for `extracted_answer` (NeMo Gym reports
 // str(sympy_expr)): "4" for \frac{8}{2}, "1/2", "sqrt(2)", "x**2", "0.333333000000000", "{1, 2}",
-// "Interval.open(0, 1)". Rational sub-expressions are folded as SymPy folds them; the order of terms
-// follows the input rather than SymPy's canonical ordering.
+// "Interval.open(0, 1)". Rational sub-expressions are folded as SymPy folds them. Matched against
+// math-verify 0.8.0 (Math-Verify 68da5f36, latex2sympy2_extended 1.10.2, SymPy's StrPrinter) on
+// test/fixtures/math/families*.jsonl: a set's numbers and a union's intervals print in SymPy's order,
+// a written pair a < b is an open interval, an infinite end's openness is not spelled; the terms of a
+// sum or product keep the written order where SymPy would reorder them.
 import { Decimal } from "./decimal.js";
 import type { Expr } from "./ast.js";
 import { exactValue } from "./exact.js";
@@ -36,8 +39,54 @@ function wrap(e: Expr, min: number): string {
   return precedence(e) < min ? `(${s})` : s;
 }
 
-const INTERVAL = (lopen: boolean, hopen: boolean) =>
-  lopen && hopen ? "Interval.open" : lopen ? "Interval.Lopen" : hopen ? "Interval.Ropen" : "Interval";
+/**
+ * SymPy's name for an interval: an infinite end is always open, and its openness is not spelled
+ * (`Interval(-oo, 0)`, `Interval(3, oo)`), but an open finite end beside it is (`Interval.open(2, oo)`).
+ */
+function intervalName(lo: Expr, hi: Expr, lopen: boolean, hopen: boolean): string {
+  const loInfinite = Math.abs(orderValue(lo) ?? 0) === Infinity;
+  const hiInfinite = Math.abs(orderValue(hi) ?? 0) === Infinity;
+  const l = lopen || loInfinite;
+  const r = hopen || hiInfinite;
+  if ((loInfinite && hiInfinite) || (loInfinite && !r) || (hiInfinite && !l) || (!l && !r)) return "Interval";
+  return l && r ? "Interval.open" : l ? "Interval.Lopen" : "Interval.Ropen";
+}
+
+/** A real number to order by (±Infinity for ±oo), or undefined when the expression has no fixed value. */
+function orderValue(e: Expr): number | undefined {
+  if (e.k === "const" && e.name === "oo") return Infinity;
+  if (e.k === "mul" && e.args.length === 2) {
+    const [a, b] = e.args;
+    if (a?.k === "num" && a.v.n === -1n && a.v.d === 1n && b?.k === "const" && b.name === "oo") return -Infinity;
+  }
+  const exact = exactValue(e);
+  return exact ? Number(exact.v.n) / Number(exact.v.d) : undefined;
+}
+
+/**
+ * Whether a written pair `(a, b)` is the open interval SymPy's parse makes of it: both ends have fixed
+ * values and a < b (`(3, 4)` is `Interval.open(3, 4)`; `(11, 7)` stays a tuple).
+ */
+function isOpenIntervalPair(e: Expr & { k: "tuple" }): boolean {
+  if (!e.pair || e.elems.length !== 2) return false;
+  const [lo, hi] = e.elems.map(orderValue);
+  return lo !== undefined && hi !== undefined && lo < hi;
+}
+
+/**
+ * The order SymPy prints a set's elements and a union's arguments in, where it is known: numbers by
+ * value, intervals by their lower end, intervals before tuples. Anything else keeps the written order.
+ */
+function sortedForPrinting(elems: readonly Expr[]): Expr[] {
+  const rank = (e: Expr) => (e.k === "interval" || (e.k === "tuple" && isOpenIntervalPair(e)) ? 1 : e.k === "tuple" ? 2 : orderValue(e) !== undefined ? 0 : undefined);
+  const ranks = elems.map(rank);
+  if (ranks.some((r) => r === undefined)) return [...elems];
+  const start = (e: Expr) => (e.k === "interval" ? orderValue(e.lo) : e.k === "tuple" ? orderValue(e.elems[0]!) : orderValue(e));
+  return elems
+    .map((e, i) => ({ e, i, r: ranks[i]!, v: start(e) }))
+    .sort((a, b) => a.r - b.r || (a.r === 2 ? a.i - b.i : (a.v ?? 0) - (b.v ?? 0) || a.i - b.i))
+    .map(({ e }) => e);
+}
 
 const DOMAINS = { empty: "EmptySet", reals: "Reals", integers: "Integers", naturals: "Naturals0", rationals: "Rationals", complexes: "Complexes" };
 
@@ -92,13 +141,14 @@ export function print(e: Expr): string {
     case "and":
       return e.args.map((a) => `(${print(a)})`).join(" & ");
     case "set":
-      return `{${e.elems.map(print).join(", ")}}`;
+      return `{${sortedForPrinting(e.elems).map(print).join(", ")}}`;
     case "tuple":
+      if (isOpenIntervalPair(e)) return `Interval.open(${print(e.elems[0]!)}, ${print(e.elems[1]!)})`;
       return `(${e.elems.map(print).join(", ")}${e.elems.length === 1 ? "," : ""})`;
     case "interval":
-      return `${INTERVAL(e.lopen, e.hopen)}(${print(e.lo)}, ${print(e.hi)})`;
+      return `${intervalName(e.lo, e.hi, e.lopen, e.hopen)}(${print(e.lo)}, ${print(e.hi)})`;
     case "setop":
-      return `${{ union: "Union", intersect: "Intersection", minus: "Complement" }[e.op]}(${e.args.map(print).join(", ")})`;
+      return `${{ union: "Union", intersect: "Intersection", minus: "Complement" }[e.op]}(${(e.op === "union" ? sortedForPrinting(e.args) : e.args).map(print).join(", ")})`;
     case "domain":
       return DOMAINS[e.name];
     case "matrix":

@@ -78,6 +78,14 @@ describe.each(["families_fix.jsonl", "families.jsonl"])("issue 14 families (real
     expect(falsePositives).toEqual([]);
   });
 
+  it("writes math-verify's extracted_answer (SymPy's str()) for ≥ 90% of the pairs", () => {
+    // majority@k groups rollouts by extracted_answer; the spellings still differing are listed in
+    // src/verifiers/math/README.md ("extracted_answer").
+    const labelled = rows.filter((row) => row.extracted !== undefined);
+    const differ = labelled.filter((row) => verifyAnswer(row.gold, row.prediction).extracted !== row.extracted);
+    expect((labelled.length - differ.length) / labelled.length, differ.map((r) => `${r.prediction} → ${r.extracted}`).join("\n")).toBeGreaterThanOrEqual(0.9);
+  });
+
   it("agrees with math-verify on ≥ 97% of the pairs", () => {
     const fixed = verdicts.filter(({ row }) => FIXED_FAMILIES.has(row.family));
     const misses = fixed.filter(({ row, reward }) => reward !== row.expected).map(({ row, reward }) => `#${row.id} f${row.family}: ${row.gold} vs ${row.prediction} → ${reward}`);
@@ -182,6 +190,15 @@ describe("numbers", () => {
   it("rounds to 6 places when a Float is involved", () => {
     expect(verifyAnswer("\\frac{1}{3}", "\\boxed{0.333333}").reward).toBe(1);
     expect(verifyAnswer("\\frac{1}{3}", "\\boxed{0.3333}").reward).toBe(0);
+  });
+  it("prints sets, unions, written pairs and half-infinite intervals as SymPy's str() does", () => {
+    // Each expected text is what real math-verify 0.8.0 wrote (test/fixtures/math/families*.jsonl).
+    expect(verifyAnswer("{1, 3}", "\\boxed{3, 1}").extracted).toBe("{1, 3}");
+    expect(verifyAnswer("x", "\\boxed{(3,4)}").extracted).toBe("Interval.open(3, 4)");
+    expect(verifyAnswer("x", "\\boxed{(11,7), (7,11)}").extracted).toBe("{Interval.open(7, 11), (11, 7)}");
+    expect(verifyAnswer("x", "\\boxed{(200,300)\\cup(12,102)}").extracted).toBe("Union(Interval.open(12, 102), Interval.open(200, 300))");
+    expect(verifyAnswer("x", "\\boxed{(-\\infty,0]\\cup[1,\\infty)}").extracted).toBe("Union(Interval(-oo, 0), Interval(1, oo))");
+    expect(verifyAnswer("x", "\\boxed{(2,\\infty)}").extracted).toBe("Interval.open(2, oo)");
   });
   it("prints Floats as SymPy does (15 significant digits)", () => {
     expect(floatText({ n: 17001n, d: 1000n })).toBe("17.0010000000000");

@@ -38,6 +38,7 @@ export class SequenceMatcher<T = string> {
   /** Elements dropped from the index by the autojunk rule (kept for inspection and tests). */
   readonly popular = new Set<T | number>();
   private blocks: Match[] | undefined;
+  private buffers: { prev: Int32Array; cur: Int32Array; prevTouched: Int32Array; curTouched: Int32Array } | undefined;
 
   constructor(a: Sequence<T>, b: Sequence<T>, options: { autojunk?: boolean } = {}) {
     this.a = elements(a);
@@ -62,20 +63,25 @@ export class SequenceMatcher<T = string> {
     let besti = alo;
     let bestj = blo;
     let bestsize = 0;
-    // Length of the match ending at (i-1, j) is kept at index j+1 of `prev`; only touched slots are reset.
-    let prev = new Int32Array(b.length + 1);
-    let cur = new Int32Array(b.length + 1);
-    let prevTouched: number[] = [];
-    let curTouched: number[] = [];
+    // Length of the match ending at (i-1, j) is kept at index j+1 of `prev`; only touched slots are
+    // reset. The buffers live as long as the matcher (get_matching_blocks calls this many times).
+    const width = b.length + 1;
+    if (!this.buffers || this.buffers.prev.length < width) {
+      this.buffers = { prev: new Int32Array(width), cur: new Int32Array(width), prevTouched: new Int32Array(width), curTouched: new Int32Array(width) };
+    }
+    let { prev, cur, prevTouched, curTouched } = this.buffers;
+    let prevCount = 0;
     for (let i = alo; i < ahi; i++) {
       const positions = this.b2j.get(a[i]!);
+      let curCount = 0;
       if (positions) {
-        for (const j of positions) {
+        for (let p = 0; p < positions.length; p++) {
+          const j = positions[p]!;
           if (j < blo) continue;
           if (j >= bhi) break;
           const k = prev[j]! + 1;
           cur[j + 1] = k;
-          curTouched.push(j + 1);
+          curTouched[curCount++] = j + 1;
           if (k > bestsize) {
             besti = i - k + 1;
             bestj = j - k + 1;
@@ -83,11 +89,12 @@ export class SequenceMatcher<T = string> {
           }
         }
       }
-      for (const slot of prevTouched) prev[slot] = 0;
+      for (let t = 0; t < prevCount; t++) prev[prevTouched[t]!] = 0;
       [prev, cur] = [cur, prev];
       [prevTouched, curTouched] = [curTouched, prevTouched];
-      curTouched.length = 0;
+      prevCount = curCount;
     }
+    for (let t = 0; t < prevCount; t++) prev[prevTouched[t]!] = 0;
     // No element is junk (isjunk=None), so the block grows over equal neighbours, popular ones included.
     while (besti > alo && bestj > blo && a[besti - 1] === b[bestj - 1]) {
       besti--;

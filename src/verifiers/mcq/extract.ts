@@ -1,8 +1,8 @@
-// The answer letter of a multiple-choice response, extracted as NeMo Gym's mcqa does: first the row's
-// template regexes, then the grading mode's own rule. Every rule errs towards "no answer": a reward
+// The answer letter of a multiple-choice response, extracted as NeMo Gym's mcqa does (commit 07d6b0d;
+// shared by mcqa and gpqa_diamond): first the row's template regexes, then the grading mode's own rule. Every rule errs towards "no answer": a reward
 // the policy can earn without committing to one letter is a reward it learns to hack.
-import { pyFinditer, pySearch } from "../../verifiers/text/pyregex.js";
-import { pySplit, pyStrip } from "../../verifiers/text/pystr.js";
+import { pyFinditer, pySearch } from "../text/pyregex.js";
+import { pySplit, pyStrip } from "../text/pystr.js";
 
 export const ROW_GRADING_MODES = ["strict_single_letter_boxed", "lenient_boxed", "lenient_answer_colon"] as const;
 export const GRADING_MODES = [...ROW_GRADING_MODES, "lenient_answer_colon_md"] as const;
