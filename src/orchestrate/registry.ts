@@ -25,6 +25,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     string_match: () => import("../environments/string_match/index.js"),
     equivalence_rule: () => import("../environments/equivalence_rule/index.js"),
     polymath: () => import("../environments/polymath/index.js"),
+    format_verification: () => import("../environments/format_verification/index.js"),
+    math_advanced_calculations: () => import("../environments/math_advanced_calculations/index.js"),
 
     // structured outputs
 
