@@ -62,24 +62,33 @@ export function verifyRequestOf(rollout: Record<string, unknown>): Record<string
 
 /**
  * The rows of a materialized-inputs file by (task, rollout): only each row's place is kept in memory
- * (a map entry per row, not the row), and a row is read when asked for, through one open file.
+ * (a map entry per row, not the row), and a row is read when asked for, through one open file. A
+ * plain input row (a dataset line without `_ng_task_index`/`_ng_rollout_index`, such as NeMo Gym's
+ * data/example.jsonl) is task N for the Nth non-blank line (from 0), for every rollout of that task.
  */
 function indexRows(path: string): { rowOf(task: number, rollout: number): Record<string, unknown> | undefined; close(): void } {
   const offsets = new Map<number, number>();
   const lengths = new Map<number, number>();
-  for (const { text, offset, length, line } of scanLines(path)) {
+  const plain = new Map<number, [offset: number, length: number]>();
+  let index = 0;
+  for (const { text, offset, length } of scanLines(path)) {
     const pair = pairOfLine(text);
-    if (!pair) throw new JsonlError(path, line, "a materialized input needs `_ng_task_index` and `_ng_rollout_index`");
-    offsets.set(pairKey(pair[0], pair[1]), offset);
-    lengths.set(pairKey(pair[0], pair[1]), length);
+    if (pair) {
+      offsets.set(pairKey(pair[0], pair[1]), offset);
+      lengths.set(pairKey(pair[0], pair[1]), length);
+    } else {
+      plain.set(index, [offset, length]);
+    }
+    index++;
   }
   const fd = openSync(path, "r");
   return {
     rowOf: (task, rollout) => {
       const key = pairKey(task, rollout);
       const offset = offsets.get(key);
-      if (offset === undefined) return undefined;
-      return JSON.parse(readAt(fd, offset, lengths.get(key)!).toString("utf8")) as Record<string, unknown>;
+      const place: [number, number] | undefined = offset !== undefined ? [offset, lengths.get(key)!] : plain.get(task);
+      if (place === undefined) return undefined;
+      return JSON.parse(readAt(fd, place[0], place[1]).toString("utf8")) as Record<string, unknown>;
     },
     close: () => closeSync(fd),
   };

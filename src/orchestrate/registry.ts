@@ -29,6 +29,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
 
     // instructions
     citation_if: () => import("../environments/citation_if/index.js"),
+    ifbench: () => import("../environments/ifbench/index.js"),
 
     // long context
 
