@@ -1,6 +1,6 @@
 // The single code points that are emoji (keys of length 1 of EMOJI_DATA) in the Python package
 // `emoji` 2.15.0, as `emoji.is_emoji(char)` answers for one character. Generated from that
-// package (Debian python3-emoji) by testdata/generate_reference.py's companion command in README.md.
+// package (Debian python3-emoji 2.15.0); the command is in testdata/README.md.
 export const EMOJI_RANGES: ReadonlyArray<readonly [number, number]> = [
   [0xa9, 0xa9],
   [0xae, 0xae],

@@ -10,6 +10,7 @@ import ifbench from "./index.js";
 import { CHECKERS, NOT_PORTED } from "./checkers.js";
 import { checkInstruction, looseVariants } from "./evaluate.js";
 import { firstTokenTag } from "./tagger.js";
+import { pyCsvRows } from "./pycsv.js";
 import { syllapyCount } from "./syllapy.js";
 import { wordTokenize } from "../../verifiers/text/word_tokenize.js";
 import { assistantMessage, functionCall, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
@@ -148,10 +149,12 @@ describe("scoring over /verify", () => {
     expect(checkInstruction("words:start_verb", {}, "The data.")).toEqual([false, false]);
   });
 
-  it("an instruction Gymkit has not reproduced is refused, not guessed", async () => {
-    if (NOT_PORTED.length === 0) return;
-    const result = await verify(row([NOT_PORTED[0]!], [{}]), [assistantMessage("x")]);
-    expect(result.status).toBe(500);
+  it("character reverse and the CSV reader's traps", () => {
+    expect(checkInstruction("custom:character_reverse", {}, "The ELGAE DLAB flies")).toEqual([true, true]);
+    expect(checkInstruction("custom:character_reverse", {}, "bald eagle")).toEqual([false, false]);
+    expect(pyCsvRows('a,"b,c"\n\n"d\ne",f')).toEqual([["a", "b,c"], [], ["d\ne", "f"]]);
+    expect(pyCsvRows('x"y,"z""w"q')).toEqual([['x"y', 'z"wq']]);
+    expect(() => pyCsvRows("a\rb")).toThrow();
   });
 });
 

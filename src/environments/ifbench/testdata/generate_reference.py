@@ -104,6 +104,26 @@ for row in rows:
         kwargs = {k: float(v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in kwargs.items()}
         per_variant = [decide(instruction_id, kwargs, row["prompt"], v) if v.strip() else None for v in variants(response)]
         cases.append({"key": row["key"], "instruction_id": instruction_id, "kwargs": kwargs, "variants": per_variant})
+# Gymkit's own texts for the checkers the sample barely exercises (CSV, multiple choice, …).
+mcq = "\n\n".join(f"Question {i + 1}: " + "Why " * (i + 1) + "?\n" + "\n".join(f"{l}) option {l}" for l in "ABCDE") for i in range(4))
+city = "ID,Country,City,Year,Count\n" + "\n".join(f"{i},France,Paris,2020,{i}" for i in range(7))
+special = "ProductID,Category,Brand,Price,Stock\n" + "\n".join(f'{i},Tools,"Acme & Co",9.99,{i}' for i in range(14))
+quotes = 'StudentID\tSubject\tGrade\tSemester\tScore\n' + "\n".join('"1"\t"Math"\t"A"\t"Fall"\t"90"' for _ in range(3))
+EXTRA = {
+    "custom:mcq_count_length": [mcq, mcq.replace("Why Why Why Why", "Why"), "Intro\n" + mcq, mcq.replace("E) option E", ""), mcq.replace("Question 3: ", "Question 3) ")],
+    "custom:csv_city": [city, city + "\n", city + "\n\n", city.replace("Paris", '"Par,is"'), city.replace("Paris", '"Pa\nris"'), city.replace("ID,", "Id,"), city + "\n8,a,b,c,d", city.replace("2020", "2020\r5"), city.replace("Paris", 'Pa"ris')],
+    "custom:csv_special_character": [special, special.replace('"Acme & Co"', "Acme"), '"ProductID", Category,Brand,Price,Stock\n' + special.split("\n", 1)[1], special.replace("Tools", '"To\nols"')],
+    "custom:csv_quotes": [quotes, '"StudentID"\t"Subject"\t"Grade"\t"Semester"\t"Score"\n' + quotes.split("\n", 1)[1], '"StudentID"\t"Subject"\t"Grade"\t"Semester"\t"Score"\n' + quotes.split("\n", 1)[1].replace('"A"', '" "'), quotes, quotes.replace('"Math"', "Math"), quotes.replace('"A"', '""'), quotes.replace("Score", '"Score"'), quotes + "\n"],
+    "format:line_indent": ["a\n b\n  c", "a\n\n\n b\n  c", "a\n b\n b", " a\n\n  b\n\n\n   c\n"],
+    "format:no_bullets_bullets": ["One. Two.\n* a\n* b", "One.\n\nTwo.\n* a\n* b", "One. Two.\n* a\ntext\n* b"],
+}
+for n, (instruction_id, texts) in enumerate(EXTRA.items()):
+    for m, text in enumerate(texts):
+        key = f"gymkit-{n}-{m}"
+        rows.append({"key": key, "prompt": key, "instruction_id_list": [instruction_id], "kwargs": [{}]})
+        outputs[key] = text
+        cases.append({"key": key, "instruction_id": instruction_id, "kwargs": {}, "variants": [decide(instruction_id, {}, key, v) if v.strip() else None for v in variants(text)]})
+
 # The tagger on its own: every response variant's first tokens and the first token's tag.
 first_tags = []
 for row in rows:
