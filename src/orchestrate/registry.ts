@@ -36,6 +36,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
 
     // instructions
     citation_if: () => import("../environments/citation_if/index.js"),
+    ifbench: () => import("../environments/ifbench/index.js"),
 
     // long context
     graphwalks: () => import("../environments/graphwalks/index.js"),
