@@ -31,7 +31,7 @@ def load(path: str, commit: str = COMMIT) -> dict:
     for node in tree.body:
         if isinstance(node, ast.Import) and all(_stdlib(a.name) for a in node.names):
             kept.append(node)
-        elif isinstance(node, ast.ImportFrom) and node.module and _stdlib(node.module) and node.module != "__future__":
+        elif isinstance(node, ast.ImportFrom) and node.module and _stdlib(node.module):
             kept.append(node)
         elif isinstance(node, (ast.FunctionDef, ast.Assign, ast.AnnAssign)):
             kept.append(node)

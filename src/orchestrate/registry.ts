@@ -28,6 +28,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // multiple choice and QA
     gpqa_diamond: () => import("../environments/gpqa_diamond/index.js"),
     hotpotqa_qa: () => import("../environments/hotpotqa_qa/index.js"),
+    ragtruth: () => import("../environments/ragtruth/index.js"),
 
     // instructions
 
