@@ -29,6 +29,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     gpqa_diamond: () => import("../environments/gpqa_diamond/index.js"),
     hotpotqa_qa: () => import("../environments/hotpotqa_qa/index.js"),
     ragtruth: () => import("../environments/ragtruth/index.js"),
+    spartqa: () => import("../environments/spartqa/index.js"),
 
     // instructions
 
