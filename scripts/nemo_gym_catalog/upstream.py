@@ -26,12 +26,13 @@ def _stdlib(module: str) -> bool:
 
 
 def load(path: str, commit: str = COMMIT) -> dict:
-    tree = ast.parse(source(path, commit))
+    # Annotations stay unevaluated: they may name the NeMo Gym classes that are dropped.
+    tree = ast.parse("from __future__ import annotations\n" + source(path, commit))
     kept = []
     for node in tree.body:
         if isinstance(node, ast.Import) and all(_stdlib(a.name) for a in node.names):
             kept.append(node)
-        elif isinstance(node, ast.ImportFrom) and node.module and _stdlib(node.module) and node.module != "__future__":
+        elif isinstance(node, ast.ImportFrom) and node.module and _stdlib(node.module) and (node.module != "__future__" or not kept):
             kept.append(node)
         elif isinstance(node, (ast.FunctionDef, ast.Assign, ast.AnnAssign)):
             kept.append(node)

@@ -32,7 +32,10 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
 
     // multiple choice and QA
     gpqa_diamond: () => import("../environments/gpqa_diamond/index.js"),
+    bunsenbench_chemistry_mcq: () => import("../environments/bunsenbench_chemistry_mcq/index.js"),
     hotpotqa_qa: () => import("../environments/hotpotqa_qa/index.js"),
+    ragtruth: () => import("../environments/ragtruth/index.js"),
+    spartqa: () => import("../environments/spartqa/index.js"),
 
     // instructions
     citation_if: () => import("../environments/citation_if/index.js"),

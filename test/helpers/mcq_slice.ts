@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeEngine } from "../doubles/fake_engine.js";
-import { runGym, type GymResult } from "./cli.js";
+import { runGym, startGym, waitForOutput, type GymResult } from "./cli.js";
 import { nemoGymCheckout, recordedRollouts } from "./nemo_gym_catalog.js";
 
 export interface ConfigRun {
@@ -79,4 +79,43 @@ export async function runNemoGymConfig(id: string, file: string, answers: Readon
     rmSync(dir, { recursive: true, force: true });
     checkout.remove();
   }
+}
+
+export interface ServedConfig {
+  /** Base URL of the resources server the config defines. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `gym env start --config resources_servers/<id>/configs/<file>` from a NeMo Gym-shaped checkout, for
+ * NeMo Gym's "serve only the resources server" configs (no agent, no model). The file is unchanged; its
+ * fixed port (8001, shared by several such configs) is overridden to a free one on the command line.
+ */
+export async function serveNemoGymConfig(id: string, file: string): Promise<ServedConfig> {
+  const checkout = nemoGymCheckout([id]);
+  const child = startGym(["env", "start", "--config", `resources_servers/${id}/configs/${file}`, "--head-port", "0", `${id}.resources_servers.${id}.port=0`], { cwd: checkout.root });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const closed = new Promise((resolve) => child.once("close", resolve));
+      child.kill("SIGTERM");
+      await closed;
+    }
+    checkout.remove();
+  };
+  try {
+    const table = await waitForOutput(child, (t) => t.includes("head server:"), 60_000);
+    const port = new RegExp(`^${id}\\s+resources_servers\\s+${id}\\s+http://[\\d.]+:(\\d+)`, "m").exec(table)?.[1];
+    if (!port) throw new Error(`no ${id} server in:\n${table}`);
+    return { url: `http://127.0.0.1:${port}`, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** POSTs JSON, returning the status and parsed body. */
+export async function postJson(url: string, body: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: response.status, body: await response.json() };
 }

@@ -2,7 +2,8 @@
 // (resources_servers/hotpotqa_qa/scoring.py at commit 07d6b0d): the last fenced ```json block, else the
 // last balanced `{…}`, that Python's `json.loads` reads as an object with an "answer" key; its answer
 // as Python's `str()` writes it. Without one, the whole (stripped) generation is the answer.
-import { parsePyJson, pyRepr, type PyValue } from "../../verifiers/code/python_values.js";
+import { pyRepr, type PyValue } from "../../verifiers/code/python_values.js";
+import { pyJsonLoads } from "../../verifiers/mcq/python_json.js";
 import { pyFinditer } from "../../verifiers/text/pyregex.js";
 import { pyStrip } from "../../verifiers/text/pystr.js";
 
@@ -11,33 +12,13 @@ function pyStr(value: PyValue): string {
   return value.k === "str" ? value.v : pyRepr(value);
 }
 
-/** json.loads (strict): a raw control character inside a string literal is an error, as in Python. */
-function loadsStrict(text: string): PyValue | undefined {
-  let value: PyValue;
-  try {
-    value = parsePyJson(text);
-  } catch {
-    return undefined;
-  }
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-      else if (c.charCodeAt(0) < 0x20) return undefined;
-    } else if (c === '"') inString = true;
-  }
-  return value;
-}
-
 /**
  * The answer of one candidate, or undefined when it is not an object with "answer". NeMo Gym also
  * reads `supporting_facts`, converting each fact's index with `int()`: an infinite index raises
  * OverflowError there, which nothing catches (the request fails), and so it does here.
  */
 export function tryParseAnswerJson(text: string): string | undefined {
-  const parsed = loadsStrict(text);
+  const parsed = pyJsonLoads(text);
   if (!parsed || parsed.k !== "dict" || !parsed.v.has("answer")) return undefined;
   const facts = parsed.v.get("supporting_facts");
   if (facts?.k === "list") {
