@@ -18,10 +18,17 @@ describe("built-in environments", () => {
       const implementation = await loadImplementation("resources_servers", id);
       expect(implementation.id).toBe(id);
       const config = parse(readFileSync(environmentConfigPath(id), "utf8"));
-      expect(Object.keys(config)).toEqual([id, `${id}_simple_agent`]);
-      implementation.configSchema.parse(withoutMetadata(config[id].resources_servers[id]));
-      const agent = simpleAgent.configSchema.parse(withoutMetadata(config[`${id}_simple_agent`].responses_api_agents.simple_agent));
-      expect(agent.resources_server).toEqual({ type: "resources_servers", name: id });
+      // Two instances: the environment, then its simple agent. Named `<id>` and `<id>_simple_agent`
+      // unless NeMo Gym's example rows name NeMo Gym's own instances (equivalence_rule's `lc_…`).
+      const [instance, agentName] = Object.keys(config);
+      expect(Object.keys(config)).toHaveLength(2);
+      expect(agentName).toBe(`${instance}_simple_agent`);
+      implementation.configSchema.parse(withoutMetadata(config[instance!].resources_servers[id]));
+      const agent = simpleAgent.configSchema.parse(withoutMetadata(config[agentName!].responses_api_agents.simple_agent));
+      expect(agent.resources_server).toEqual({ type: "resources_servers", name: instance });
+      // The example rows run with this config: any agent they name is its agent.
+      const named = new Set(readFileSync(join(PACKAGE_ROOT, "src", "environments", id, "data", "example.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line).agent_ref?.name).filter(Boolean));
+      expect([...named].filter((name) => name !== agentName)).toEqual([]);
       const data = join(PACKAGE_ROOT, "src", "environments", id, "data", "example.jsonl");
       expect(existsSync(data)).toBe(true);
       expect(readFileSync(data, "utf8").trim().split("\n").length).toBeGreaterThanOrEqual(1);
