@@ -24,6 +24,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // answers and formats
 
     // structured outputs
+    structeval: () => import("../environments/structeval/index.js"),
 
     // multiple choice and QA
 

@@ -129,7 +129,8 @@ export const ResponseObject = z.looseObject({
   created_at: z.number(),
   model: z.string(),
   output: z.array(OutputItem),
-  status: ResponseStatus.optional(),
+  // NeMo Gym (07d6b0d) keeps the OpenAI SDK's `Optional[ResponseStatus] = None`: recorded rollouts carry `"status": null`.
+  status: ResponseStatus.nullish(),
   incomplete_details: z.looseObject({ reason: z.string() }).nullish(),
   error: z.unknown().optional(),
   usage: Usage.nullish(),
