@@ -25,6 +25,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
 
     // structured outputs
     structeval: () => import("../environments/structeval/index.js"),
+    structured_outputs: () => import("../environments/structured_outputs/index.js"),
 
     // multiple choice and QA
 
