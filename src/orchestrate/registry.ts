@@ -41,6 +41,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
+    non_executing_simple_agent: () => import("../agents/non_executing_simple_agent.js"),
   },
   responses_api_models: {
     openai_model: () => import("../models/openai_model.js"),

@@ -2,7 +2,7 @@
 // schema, XML/CSV coercion, traps), NeMo Gym's recorded rollouts re-verified through
 // `gym eval reverify --inputs`, and NeMo Gym's four configs run unchanged through `gym eval run`
 // (every server real on 127.0.0.1; the engine double is the only stand-in).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -121,12 +121,25 @@ describe("structured_outputs: NeMo Gym's configs run unchanged", () => {
   let engine: FakeEngine;
   let checkout: NemoGymCheckout;
   let dir: string;
-  // The model calls the first tool offered with the payload key but an empty object, or answers in text.
-  const policy = (_turns: Turn[], tools: ToolSpec[]) => (tools.length > 0 ? { toolCalls: [{ name: tools[0]!.name, arguments: "{}" }] } : { text: "I cannot comply." });
+  let recordedInputs: string;
+  // The model replays NeMo Gym's recorded answer to a recorded prompt; otherwise it calls the first
+  // tool offered with empty arguments, or answers in prose.
+  const recorded = readJsonl(join(HERE, "data", "example_rollouts.jsonl"));
+  const answerOf = new Map(recorded.map((r) => [r.responses_create_params.input.filter((m: any) => m.role === "user").map((m: any) => m.content).join("\n"), r.response.output.find((o: any) => o.type === "message").content[0].text as string]));
+  const policy = (turns: Turn[], tools: ToolSpec[]) => {
+    const replay = answerOf.get(turns.filter((t) => t.role === "user").map((t) => t.content).join("\n"));
+    if (replay !== undefined) return { text: replay };
+    return tools.length > 0 ? { toolCalls: [{ name: tools[0]!.name, arguments: "{}" }] } : { text: "I cannot comply." };
+  };
   beforeAll(async () => {
     engine = await startFakeEngine({ policy });
     checkout = nemoGymCheckout([ID]);
     dir = mkdtempSync(join(tmpdir(), "gym-structured-"));
+    // The JSON-only configs predate the tool-call rows now in example.jsonl (which name the v4
+    // agent): they run on the JSON rows NeMo Gym recorded them with, as plain input rows.
+    recordedInputs = join(dir, "json_rows.jsonl");
+    const rows = readJsonl(join(FIXTURE, "recorded", "recorded_inputs.jsonl")).map(({ _ng_task_index: _t, _ng_rollout_index: _r, ...row }) => JSON.stringify(row));
+    writeFileSync(recordedInputs, rows.join("\n") + "\n");
   });
   afterAll(async () => {
     await engine.close();
@@ -135,9 +148,10 @@ describe("structured_outputs: NeMo Gym's configs run unchanged", () => {
   });
 
   const run = async (config: string, input: string) => {
+    input ||= recordedInputs;
     const output = join(dir, `${config}.jsonl`);
     const result = await runGym(
-      ["eval", "run", "--config", `resources_servers/${ID}/configs/${config}.yaml`, "--input", `resources_servers/${ID}/data/${input}`, "--model-type", "openai_model", "--model-url", engine.baseUrl, "--model", "m", "--model-api-key", "dummy", "-o", output, "--quiet"],
+      ["eval", "run", "--config", `resources_servers/${ID}/configs/${config}.yaml`, "--input", input === recordedInputs ? input : `resources_servers/${ID}/data/${input}`, "--model-type", "openai_model", "--model-url", engine.baseUrl, "--model", "m", "--model-api-key", "dummy", "-o", output, "--quiet", ...(input === recordedInputs ? ["--agent", "structured_outputs_simple_agent"] : [])],
       { cwd: checkout.root, timeoutMs: 180_000 },
     );
     expect(result.code, result.stderr + result.stdout).toBe(0);
@@ -146,16 +160,42 @@ describe("structured_outputs: NeMo Gym's configs run unchanged", () => {
     return { rows, metrics: metrics[0]! };
   };
 
-  for (const [config, input] of [
-    ["structured_outputs_json", "example.jsonl"],
-    ["structured_outputs_json_yaml_xml_v1", "example.jsonl"],
-    ["structured_outputs_v3", "structured_outputs_v3_example.jsonl"],
-    ["structured_outputs_v4", "structured_outputs_v4_example.jsonl"],
-  ] as const) {
-    it(`${config}.yaml`, async () => {
+  // What each row scores with the engine's answers: the JSON configs replay NeMo Gym's recorded
+  // answers (the recorded rewards come back), v3's text rows get prose (no format parses or
+  // validates), v4's tool-call rows get an empty call to the first tool offered (mostly a distractor).
+  const EXPECTED: Record<string, { input: string; outcomes: Array<[string, string, number, string | null]>; metrics: Record<string, number> }> = {
+    structured_outputs_json: {
+      input: "",
+      outcomes: [["json", "text", 0, "parse_error"], ["json", "text", 0, "parse_error"], ["json", "text", 1, null], ["json", "text", 0, "parse_error"], ["json", "text", 0, "parse_error"]],
+      metrics: { "mean/reward": 0.2, "mean/reward_json": 0.2, "mean/reward_response_mode_text": 0.2 },
+    },
+    structured_outputs_json_yaml_xml_v1: {
+      input: "",
+      outcomes: [["json", "text", 0, "parse_error"], ["json", "text", 0, "parse_error"], ["json", "text", 1, null], ["json", "text", 0, "parse_error"], ["json", "text", 0, "parse_error"]],
+      metrics: { "mean/reward": 0.2, "mean/reward_json": 0.2, "mean/reward_response_mode_text": 0.2 },
+    },
+    structured_outputs_v3: {
+      input: "structured_outputs_v3_example.jsonl",
+      outcomes: [["toml", "text", 0, "parse_error"], ["csv", "text", 0, "validation_error"], ["csv", "text", 0, "validation_error"], ["yaml", "text", 0, "validation_error"], ["json", "text", 0, "parse_error"]],
+      metrics: { "mean/reward_toml": 0, "mean/reward_csv": 0, "mean/reward_multistep_related": 0, "mean/reward_translation": 0, "mean/reward_repr_json": 0, "mean/num_turns": 3.6 },
+    },
+    structured_outputs_v4: {
+      input: "structured_outputs_v4_example.jsonl",
+      outcomes: [["json", "tool_call", 0, "wrong_tool_name"], ["json", "tool_call", 0, "missing_tool_payload_key"], ["json", "tool_call", 0, "wrong_tool_name"], ["json", "tool_call", 0, "wrong_tool_name"], ["json", "tool_call", 0, "wrong_tool_name"]],
+      metrics: { "mean/reward_direct_tool_call": 0, "mean/reward_response_mode_tool_call": 0, "mean/reward_parallel_tool_calls_true": 0, "mean/reward_parallel_tool_calls_false": 0, "mean/reward_num_tools_16": 0, "mean/reward_has_distractors_true": 0, "mean/reward_tool_union_mode_direct": Number.NaN },
+    },
+  };
+
+  for (const [config, { input, outcomes, metrics: expectedMetrics }] of Object.entries(EXPECTED)) {
+    it(`${config}.yaml: every row back, scored, with NeMo Gym's metric keys`, async () => {
       const { rows, metrics } = await run(config, input);
-      expect(rows).toHaveLength(5);
-      console.log(config, JSON.stringify(rows.map((r) => [r.schema_type, r.response_mode, r.reward, r.error_type])), JSON.stringify(metrics.agent_metrics));
+      expect(rows.map((r) => [r.schema_type, r.response_mode, r.reward, r.error_type])).toEqual(outcomes);
+      for (const [key, value] of Object.entries(expectedMetrics)) {
+        if (Number.isNaN(value)) expect(metrics.agent_metrics[key], key).toBeUndefined();
+        else expect(metrics.agent_metrics[key], key).toBe(value);
+      }
+      // Every mean is a key metric (NeMo Gym's default get_key_metrics).
+      expect(Object.keys(metrics.key_metrics)).toEqual(Object.keys(metrics.agent_metrics).filter((k) => k.startsWith("mean/")));
     }, 200_000);
   }
 });
