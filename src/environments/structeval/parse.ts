@@ -1,7 +1,7 @@
 // Parsing the extracted document as NeMo Gym 07d6b0d structeval does: json.loads, yaml.safe_load,
 // toml.loads, xmltodict.parse, or csv.DictReader (kept as its header and rows); a parse that
 // raises, or a result Python finds falsy (`{}`, `[]`, `0`, `""`, None), scores render 0.
-import { pyDictReader, pyTomlLoads, pyTruthy, pyYamlSafeLoad, xmlToDict } from "../../verifiers/structured/index.js";
+import { pyDictReader, pyLegacyTomlLoads, pyTruthy, pyYamlSafeLoad, xmlToDict } from "../../verifiers/structured/index.js";
 
 export interface Parsed {
   parsed: unknown;
@@ -17,7 +17,7 @@ function parseAs(code: string, outputType: string): unknown {
     case "yaml":
       return pyYamlSafeLoad(code);
     case "toml":
-      return pyTomlLoads(code);
+      return pyLegacyTomlLoads(code);
     case "xml":
       return xmlToDict(code);
     case "csv": {
