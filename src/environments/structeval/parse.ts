@@ -1,7 +1,7 @@
 // Parsing the extracted document as NeMo Gym 07d6b0d structeval does: json.loads, yaml.safe_load,
 // toml.loads, xmltodict.parse, or csv.DictReader (kept as its header and rows); a parse that
 // raises, or a result Python finds falsy (`{}`, `[]`, `0`, `""`, None), scores render 0.
-import { pyDictReader, pyLegacyTomlLoads, pyTruthy, pyYamlSafeLoad, xmlToDict } from "../../verifiers/structured/index.js";
+import { pyDictReader, pyJsonLoads, pyLegacyTomlLoads, pyTruthy, pyYamlSafeLoad, xmlToDict } from "../../verifiers/structured/index.js";
 
 export interface Parsed {
   parsed: unknown;
@@ -13,7 +13,7 @@ export interface Parsed {
 function parseAs(code: string, outputType: string): unknown {
   switch (outputType) {
     case "json":
-      return JSON.parse(code);
+      return pyJsonLoads(code);
     case "yaml":
       return pyYamlSafeLoad(code);
     case "toml":

@@ -2,7 +2,7 @@
 // is made strict, the answer is parsed as the row's format with the parser NeMo Gym uses, XML and
 // CSV strings are coerced toward the schema's types, and the result is validated as
 // openapi-schema-validator 0.6.3 validates (OAS 3.1 = JSON Schema 2020-12, formats not asserted).
-import { pyDictReader, pyTomlLoads, pyYamlSafeLoad, validateOpenApi31, xmlToDict } from "../../verifiers/structured/index.js";
+import { pyDictReader, pyJsonLoads, pyTomlLoads, pyYamlSafeLoad, validateOpenApi31, xmlToDict } from "../../verifiers/structured/index.js";
 import { pyStrip } from "../../verifiers/text/pystr.js";
 import { coerceCsv, coerceXml, strictify } from "./schema.js";
 
@@ -23,7 +23,7 @@ const fail = (error_type: string, e: unknown): Score => {
 function parseAs(type: SchemaType, text: string): unknown {
   switch (type) {
     case "json":
-      return JSON.parse(text);
+      return pyJsonLoads(text);
     case "yaml":
       return pyYamlSafeLoad(text);
     case "xml":
@@ -37,7 +37,7 @@ function parseAs(type: SchemaType, text: string): unknown {
 
 function loadSchema(schemaStr: string): { schema?: unknown; error?: Score } {
   try {
-    const schema = JSON.parse(schemaStr) as unknown;
+    const schema = pyJsonLoads(schemaStr);
     strictify(schema);
     return { schema };
   } catch (e) {

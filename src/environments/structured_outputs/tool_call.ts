@@ -2,6 +2,7 @@
 // structured object is the arguments of the single function call the model made. An API error, no
 // call, more than one call, another tool's name, arguments that are not JSON, or a missing payload
 // key each score 0 with their own error type.
+import { pyJsonLoads } from "../../verifiers/structured/index.js";
 
 export interface Payload {
   value?: unknown;
@@ -28,7 +29,7 @@ export function toolCallPayload(response: Record<string, unknown>, toolName: str
   let parsed: unknown;
   if (typeof args === "string") {
     try {
-      parsed = JSON.parse(args);
+      parsed = pyJsonLoads(args);
     } catch (e) {
       return { errorType: "tool_arguments_parse_error", errorMessage: `JSONDecodeError: ${(e as Error).message.slice(0, 200)}` };
     }

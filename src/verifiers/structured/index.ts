@@ -9,3 +9,4 @@ export { xmlToDict, XmlParseError } from "./xmltodict.js";
 export { validateOpenApi31, SchemaValidationError } from "./openapi_schema.js";
 export { decodeUnicodeEscape, UnicodeEscapeError } from "./unicode_escape.js";
 export { pyMean, pyRound } from "./python_stats.js";
+export { pyJsonLoads } from "./pyjson.js";

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { decodeUnicodeEscape, pyDictReader, pyLegacyTomlLoads, pyTomlLoads, pyYamlSafeLoad, validateOpenApi31, xmlToDict } from "./index.js";
+import { decodeUnicodeEscape, pyDictReader, pyJsonLoads, pyLegacyTomlLoads, pyTomlLoads, pyYamlSafeLoad, validateOpenApi31, xmlToDict } from "./index.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "..", "..", "test", "fixtures", "structured_parsers");
 const corpus = JSON.parse(readFileSync(join(FIXTURES, "corpus.json"), "utf8")) as Record<string, any[]>;
@@ -51,6 +51,7 @@ const KNOWN: Record<string, Record<number, string>> = {
 };
 
 const cases: Array<[string, string, (text: string) => unknown]> = [
+  ["json", "json", pyJsonLoads],
   ["yaml", "yaml", pyYamlSafeLoad],
   ["tomllib", "toml", pyTomlLoads],
   ["toml", "toml", pyLegacyTomlLoads],
