@@ -29,6 +29,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     math_advanced_calculations: () => import("../environments/math_advanced_calculations/index.js"),
 
     // structured outputs
+    structeval: () => import("../environments/structeval/index.js"),
+    structured_outputs: () => import("../environments/structured_outputs/index.js"),
 
     // multiple choice and QA
     gpqa_diamond: () => import("../environments/gpqa_diamond/index.js"),
@@ -68,6 +70,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
     tool_simulation_agent: () => import("../agents/tool_simulation_agent.js"),
+    non_executing_simple_agent: () => import("../agents/non_executing_simple_agent.js"),
   },
   responses_api_models: {
     openai_model: () => import("../models/openai_model.js"),

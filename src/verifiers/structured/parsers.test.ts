@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { decodeUnicodeEscape, pyDictReader, pyTomlLoads, pyYamlSafeLoad, validateOpenApi31, xmlToDict } from "./index.js";
+import { decodeUnicodeEscape, pyDictReader, pyJsonLoads, pyLegacyTomlLoads, pyTomlLoads, pyYamlSafeLoad, validateOpenApi31, xmlToDict } from "./index.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "..", "..", "test", "fixtures", "structured_parsers");
 const corpus = JSON.parse(readFileSync(join(FIXTURES, "corpus.json"), "utf8")) as Record<string, any[]>;
@@ -43,7 +43,6 @@ const KNOWN: Record<string, Record<number, string>> = {
     21: "smol-toml rolls 2024-02-30 over to March 1; Python's datetime refuses it",
   },
   toml: {
-    4: "toml 0.10.2 rejects a mixed-type array, which TOML 1.0 (tomllib, smol-toml) allows",
     19: "a trailing comma in an inline table is TOML 1.1, which smol-toml follows; toml 0.10.2 refuses it",
     21: "smol-toml rolls 2024-02-30 over to March 1; Python's datetime refuses it",
   },
@@ -52,9 +51,10 @@ const KNOWN: Record<string, Record<number, string>> = {
 };
 
 const cases: Array<[string, string, (text: string) => unknown]> = [
+  ["json", "json", pyJsonLoads],
   ["yaml", "yaml", pyYamlSafeLoad],
   ["tomllib", "toml", pyTomlLoads],
-  ["toml", "toml", pyTomlLoads],
+  ["toml", "toml", pyLegacyTomlLoads],
   ["xml", "xml", xmlToDict],
   ["csv", "csv", pyDictReader],
   ["unicode_escape", "unicode_escape", decodeUnicodeEscape],
