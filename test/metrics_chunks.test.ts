@@ -215,7 +215,8 @@ describe("a run's metrics file, one /aggregate_metrics call vs many (real mcqa s
     for (const chunkRollouts of [4, 12, 30]) {
       const many = await metricsWith(chunkRollouts);
       expectSameMetrics(many.summary.agent_metrics, one.summary.agent_metrics);
-      expect(many.summary.key_metrics).toEqual(one.summary.key_metrics);
+      // The same keys, and the same values but for the last bits of a weighted mean's rounding.
+      expectSameMetrics(many.summary.key_metrics, one.summary.key_metrics);
       expect(many.summary.approximated).toBeUndefined();
       const expected = one.file[0].per_sample_aggregate as Record<string, number[]>;
       expect(Object.keys(many.file[0].per_sample_aggregate)).toEqual(Object.keys(expected));

@@ -9,9 +9,9 @@
 // task of the chunk — exact when every rollout is scored.
 //
 // The across-runs spreads (…/std_dev_across_runs, …/std_err_across_runs) are not averages: they are
-// recomputed from the merged per_sample_aggregate, which is exact when the runs it averages cover the
-// same tasks as the spread does (checked from the weights). Otherwise, over several chunks, they are
-// weighted means of the chunks' spreads, only an approximation: `approximate` names them.
+// recomputed from the merged per_sample_aggregate, exactly (NeMo Gym defines them from it). Without
+// one, over several chunks, they are weighted means of the chunks' spreads, only an approximation:
+// `approximate` names them.
 import { sampleStd, type MetricWeights } from "./pass_at_k.js";
 
 const K_OF_KEY = /^(?:pass@(\d+)\/|majority@(\d+)\/|pass@1\[avg-of-(\d+)\]\/)/;
@@ -21,6 +21,15 @@ const ACROSS_RUNS = /^pass@1\[avg-of-(\d+)\]\/(.+)\/(std_dev_across_runs|std_err
 export function kOfMetric(key: string): number | undefined {
   const m = K_OF_KEY.exec(key);
   return m ? Number(m[1] ?? m[2] ?? m[3]) : undefined;
+}
+
+/** `pass@1[avg-of-k]/<score>` (1: avg, 3: score) or `majority@k/<score>` (2, 3). */
+const FIRST_K = /^(?:(pass@1\[avg-of-\d+\])|(majority@\d+))\/(.+)$/;
+
+interface Tail {
+  k: number;
+  value: number;
+  weight: number;
 }
 
 interface Weighted {
@@ -42,6 +51,12 @@ export class ChunkedMetricsMerger {
   private readonly perSample = new Map<string, Weighted[]>();
   private chunksWithoutPerSample = 0;
   private chunks = 0;
+  /**
+   * Per chunk, the value at its largest k of each avg-of-k / majority@k family. A task with n
+   * rollouts has the same first k for every k ≥ n, so a chunk whose tasks have at most m rollouts
+   * contributes its value at m to every k above m that other chunks reach.
+   */
+  private readonly tails: Array<Map<string, Tail>> = [];
 
   /**
    * Adds one chunk's result. `rolloutsPerTask` holds, for each task of the chunk, how many rollouts
@@ -57,16 +72,24 @@ export class ChunkedMetricsMerger {
     const eligible = (k: number) => (k <= maxRollouts ? tasksWithAtLeast[k]! : 0);
     const stated = result.metric_weights;
 
+    const tails = new Map<string, Tail>();
     for (const [key, value] of Object.entries(result.agent_metrics ?? {})) {
       if (skip(key) || typeof value !== "number" || !Number.isFinite(value)) continue;
       const k = kOfMetric(key);
       const given = stated?.metrics?.[key];
-      const weight = isWeight(given) ? given : k === undefined ? rolloutsPerTask.length : eligible(k);
+      const family = ACROSS_RUNS.test(key) ? undefined : FIRST_K.exec(key);
+      // pass@k averages over the tasks with ≥ k rollouts; avg-of-k and majority@k over every task.
+      const weight = isWeight(given) ? given : k === undefined || family ? rolloutsPerTask.length : eligible(k);
       const s = this.sums.get(key) ?? { sum: 0, weight: 0 };
       s.sum += value * weight;
       s.weight += weight;
       this.sums.set(key, s);
+      if (family && k !== undefined) {
+        const name = family[1] ? `avg\u0000${family[3]}` : `maj\u0000${family[3]}`;
+        if ((tails.get(name)?.k ?? 0) < k) tails.set(name, { k, value, weight });
+      }
     }
+    this.tails.push(tails);
 
     const perSample = result.per_sample_aggregate;
     if (!perSample || typeof perSample !== "object") {
@@ -77,10 +100,13 @@ export class ChunkedMetricsMerger {
       if (!Array.isArray(runs)) continue;
       const merged = this.perSample.get(score) ?? [];
       const givenRuns = stated?.per_sample?.[score];
-      runs.forEach((value, r) => {
+      // With stated weights, the values are the positions whose weight is not 0, in order.
+      const positions = Array.isArray(givenRuns) && givenRuns.every(isWeight) ? givenRuns.flatMap((w, r) => (w > 0 ? [r] : [])) : undefined;
+      runs.forEach((value, i) => {
         if (typeof value !== "number" || !Number.isFinite(value)) return;
-        const given = Array.isArray(givenRuns) ? givenRuns[r] : undefined;
-        const weight = isWeight(given) ? given : eligible(r + 1);
+        const r = positions ? positions[i] : i;
+        if (r === undefined) return;
+        const weight = positions ? (givenRuns as number[])[r]! : eligible(r + 1);
         merged[r] ??= { sum: 0, weight: 0 };
         merged[r].sum += value * weight;
         merged[r].weight += weight;
@@ -92,7 +118,8 @@ export class ChunkedMetricsMerger {
   /** The merged per-run accuracies, when every chunk reported them. */
   perSampleAggregate(): Record<string, number[]> | undefined {
     if (this.chunks === 0 || this.chunksWithoutPerSample > 0 || this.perSample.size === 0) return undefined;
-    return Object.fromEntries([...this.perSample].map(([score, runs]) => [score, Array.from(runs, (w) => (w && w.weight > 0 ? w.sum / w.weight : 0))]));
+    // A position no chunk scored is left out, as one call over every task leaves it out.
+    return Object.fromEntries([...this.perSample].map(([score, runs]) => [score, Array.from(runs).flatMap((w) => (w && w.weight > 0 ? [w.sum / w.weight] : []))]));
   }
 
   /** Merged agent metrics, and the keys that could only be approximated. */
@@ -100,7 +127,7 @@ export class ChunkedMetricsMerger {
     const perSample = this.perSampleAggregate();
     const metrics: Record<string, number> = {};
     const approximate: string[] = [];
-    for (const [key, s] of this.sums) {
+    for (const [key, s] of this.withTails()) {
       const exact = this.acrossRuns(key, perSample);
       if (exact !== undefined) {
         metrics[key] = exact;
@@ -112,22 +139,37 @@ export class ChunkedMetricsMerger {
     return { metrics, approximate };
   }
 
+  /** The sums, with each chunk's avg-of-k / majority@k carried up to the largest k any chunk has. */
+  private withTails(): Map<string, Weighted> {
+    const top = new Map<string, number>();
+    for (const tails of this.tails) for (const [family, tail] of tails) top.set(family, Math.max(top.get(family) ?? 0, tail.k));
+    const sums = new Map([...this.sums].map(([key, s]) => [key, { ...s }]));
+    for (const tails of this.tails) {
+      for (const [family, tail] of tails) {
+        const [kind, name] = family.split("\u0000") as [string, string];
+        for (let k = tail.k + 1; k <= top.get(family)!; k++) {
+          const key = kind === "avg" ? `pass@1[avg-of-${k}]/${name}` : `majority@${k}/${name}`;
+          const s = sums.get(key) ?? { sum: 0, weight: 0 };
+          s.sum += tail.value * tail.weight;
+          s.weight += tail.weight;
+          sums.set(key, s);
+        }
+      }
+    }
+    return sums;
+  }
+
   /**
-   * An across-runs spread recomputed from the merged per-run accuracies, when they cover exactly the
-   * tasks the spread is about: every run r < k covers as many tasks as `pass@1[avg-of-k]/<score>`
-   * (tasks with ≥ k rollouts are among those with > r, so equal counts mean the same tasks).
+   * An across-runs spread recomputed from the merged per-run accuracies: NeMo Gym defines it as the
+   * sample std of the first k values of per_sample_aggregate, so given those it is exact.
    */
   private acrossRuns(key: string, perSample: Record<string, number[]> | undefined): number | undefined {
     const m = ACROSS_RUNS.exec(key);
     if (!m || !perSample) return undefined;
-    const k = Number(m[1]);
-    const score = m[2]!;
-    const runs = perSample[score];
-    const tasks = this.sums.get(`pass@1[avg-of-${k}]/${score}`)?.weight;
-    const runWeights = this.perSample.get(score);
-    if (!runs || runs.length < k || tasks === undefined || !runWeights) return undefined;
-    for (let r = 0; r < k; r++) if (runWeights[r]?.weight !== tasks) return undefined;
-    const std = sampleStd(runs.slice(0, k));
-    return m[3] === "std_dev_across_runs" ? std : std / Math.sqrt(k);
+    const runs = perSample[m[2]!]?.slice(0, Number(m[1]));
+    if (!runs || runs.length < 2) return undefined;
+    const std = sampleStd(runs);
+    return m[3] === "std_dev_across_runs" ? std : std / Math.sqrt(runs.length);
   }
+
 }

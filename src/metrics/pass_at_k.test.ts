@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 // The pass/majority helper (src/metrics/pass_at_k.ts) math_with_judge opts into, against hand-computed
 // values of NeMo Gym's definitions.
 import { describe, expect, it } from "vitest";
@@ -43,7 +44,8 @@ describe("passAtKMetrics", () => {
     expect(metrics["majority@3/accuracy"]).toBe(50);
     expect(metrics["majority@2/accuracy"]).toBe(25); // task 0: a/b tie → 0.5; task 1: x → 0
     expect(metrics["pass@1[avg-of-3]/no_answer"]).toBeCloseTo(100 / 6);
-    expect(metrics["majority@3/no_answer"]).toBeUndefined();
+    // NeMo Gym emits it; a vote only counts rollouts with an answer, so it is always 0.
+    expect(metrics["majority@3/no_answer"]).toBe(0);
   });
 
   it("adds std_dev/std_err across runs for k ≥ 2 (sample std of per-run accuracies)", () => {
@@ -75,4 +77,26 @@ describe("pass@k with binary and continuous tasks mixed", () => {
     expect(metrics["pass@1/accuracy"]).toBeCloseTo(50, 12);
     expect(metrics["pass@2/accuracy"]).toBeCloseTo(75, 12);
   });
+});
+
+describe("equal to NeMo Gym's compute_pass_majority_metrics", () => {
+  // Scenarios (one rollout each, four each, uneven counts, a judge score on only some rollouts, the
+  // recorded polymath rollouts) with the values NeMo Gym's own function gave at 07d6b0d
+  // (src/environments/polymath/testdata: generate.py lifts it out of nemo_gym/reward_profile.py).
+  const reference = JSON.parse(readFileSync(new URL("../environments/polymath/testdata/reference.json", import.meta.url), "utf8")) as {
+    scenarios: Record<string, { tasks: Array<Array<Record<string, unknown>>>; metrics: Record<string, number> }>;
+  };
+  const scores = (row: Record<string, unknown>) => ({
+    symbolic_accuracy: "library_reward" in row ? (row.library_reward as number) : undefined,
+    judge_accuracy: row.judge_evaluations != null ? (row.reward as number) : undefined,
+  });
+  const OWN_KEY = /^(pass@\d+|pass@1\[avg-of-\d+\]|majority@\d+)\/(symbolic_accuracy|judge_accuracy|no_answer)(\/std_(dev|err)_across_runs)?$/;
+  for (const [name, scenario] of Object.entries(reference.scenarios)) {
+    it(name, () => {
+      const { metrics } = passAtKMetrics(scenario.tasks.flat(), { scores, answerKey: "extracted_answer" });
+      const expected = Object.fromEntries(Object.entries(scenario.metrics).filter(([key]) => OWN_KEY.test(key)));
+      expect(Object.keys(metrics).sort()).toEqual(Object.keys(expected).sort());
+      for (const [key, value] of Object.entries(expected)) expect(metrics[key], key).toBeCloseTo(value, 9);
+    });
+  }
 });

@@ -1,20 +1,20 @@
-// pass@k / majority@k over repeated rollouts of the same task, as NeMo Gym's shared "pass/majority
-// helper" (after NeMo-Skills) defines them. Environments opt in from `aggregateMetrics` by naming
-// their scores (and, for majority voting, the field holding the extracted answer). Every value is a
-// percentage (0–100), averaged over tasks.
+// pass@k / majority@k over repeated rollouts of the same task, as NeMo Gym's shared helper
+// `compute_pass_majority_metrics` (NVIDIA-NeMo/Gym 07d6b0d, nemo_gym/reward_profile.py) computes them.
+// Environments opt in from `aggregateMetrics` by naming their scores (and, for majority voting, the
+// field holding the extracted answer). Every value is a percentage (0–100), averaged over tasks.
 //
-// For each score s and k = 1..K (K = most rollouts any task has; a task counts for k only if it has
-// at least k scored rollouts):
-//   pass@{k}/s             unbiased 1 − C(n−c, k)/C(n, k) over all n rollouts when the task's s
-//                          are all 0/1, else the max of the task's first k
-//   pass@1[avg-of-{k}]/s   mean of the first k
-//   majority@{k}/s         with an answer key: the most common non-null answer among the first k
-//                          (its score); tied answers are averaged; no answer at all scores 0
-//   pass@1[avg-of-{k}]/s/std_dev_across_runs, …/std_err_across_runs   (k ≥ 2) sample std over the
-//                          k per-run accuracies, and that over √k
-// plus the score `no_answer` (1 when the answer field is null) when there is an answer key,
-// `per_sample_aggregate`: per score, the accuracy of each rollout index (run) across tasks, and
-// `metric_weights`: how many tasks each of those values averages over (for exact merging of chunks).
+// With K the most rollouts any task has, for k = 1..K and each score s (names sorted; with an answer
+// key the score `no_answer`, 1 when the answer is null, is one of them):
+//   pass@{k}/s             over tasks with ≥ k scored rollouts: 1 − C(n−c, k)/C(n, k) when the task's
+//                          scores are all 0/1, else the max of its first k scored
+//   pass@1[avg-of-{k}]/s   over tasks with a score among their first k rollouts: the mean of those
+//   majority@{k}/s         with an answer key, over every task: among its first k rollouts with an
+//                          answer, the most common (answer, score) pair's score, ties averaged; a task
+//                          with no answer at all counts 0 (so majority@k/no_answer is always 0)
+// then for k = 2..K: pass@1[avg-of-{k}]/s/std_dev_across_runs (sample std of the first k values of
+// per_sample_aggregate) and …/std_err_across_runs (that over √k).
+// `per_sample_aggregate`: per score, for each rollout position r, the mean score of the tasks scored
+// at r; `metric_weights`: how many tasks each value averages over (for exact merging of chunks).
 
 export type Scores = Record<string, number | null | undefined>;
 
@@ -40,12 +40,16 @@ export interface PassAtKResult {
 export interface MetricWeights {
   /** Agent-metric key → the number of tasks its value is the mean over. */
   metrics: Record<string, number>;
-  /** Score → per run index, the number of tasks its per_sample_aggregate value is the mean over. */
+  /**
+   * Score → per rollout position, the number of tasks scored there. A position with 0 has no value in
+   * per_sample_aggregate (whose values are the positions with a weight, in order).
+   */
   per_sample: Record<string, number[]>;
 }
 
-interface Sample {
-  score: number;
+/** One rollout's named scores (only finite numbers) and its answer. */
+interface Rollout {
+  scores: Map<string, number>;
   answer: string | null;
 }
 
@@ -76,19 +80,22 @@ export function unbiasedPassAtK(n: number, c: number, k: number): number {
   return 1 - fail;
 }
 
-/** The score of the majority answer among `samples`; ties averaged; no answer → 0. */
-export function majorityScore(samples: Sample[]): number {
-  const groups = new Map<string, number[]>();
-  for (const s of samples) {
-    if (s.answer === null) continue;
-    let g = groups.get(s.answer);
-    if (!g) groups.set(s.answer, (g = []));
-    g.push(s.score);
+/**
+ * The majority score among `rollouts` for `name`: the most common (answer, score) pair among those
+ * with an answer and that score; tied pairs averaged; none → 0.
+ */
+export function majorityScore(rollouts: ReadonlyArray<{ answer: string | null; score: number | undefined }>): number {
+  const counts = new Map<string, { score: number; n: number }>();
+  for (const { answer, score } of rollouts) {
+    if (answer === null || score === undefined) continue;
+    const key = JSON.stringify([answer, score]);
+    const entry = counts.get(key);
+    if (entry) entry.n++;
+    else counts.set(key, { score, n: 1 });
   }
-  if (groups.size === 0) return 0;
-  const top = Math.max(...[...groups.values()].map((g) => g.length));
-  const tied = [...groups.values()].filter((g) => g.length === top);
-  return mean(tied.map(mean));
+  if (counts.size === 0) return 0;
+  const top = Math.max(...[...counts.values()].map((c) => c.n));
+  return mean([...counts.values()].filter((c) => c.n === top).map((c) => c.score));
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -102,63 +109,63 @@ export function sampleStd(xs: number[]): number {
 
 export function passAtKMetrics(rows: Array<Record<string, unknown>>, options: PassAtKOptions): PassAtKResult {
   const answerKey = options.answerKey;
-  // Per score name: per task, its scored samples in rollout order.
-  const perScore = new Map<string, Sample[][]>();
-  const tasks = tasksOf(rows);
-  tasks.forEach((taskRows, t) => {
-    for (const row of taskRows) {
+  const tasks: Rollout[][] = tasksOf(rows).map((taskRows) =>
+    taskRows.map((row) => {
       const answer = answerKey ? answerOf(row, answerKey) : null;
-      const scores: Scores = { ...options.scores(row) };
-      if (answerKey) scores.no_answer = answer === null ? 1 : 0;
-      for (const [name, value] of Object.entries(scores)) {
-        if (typeof value !== "number" || !Number.isFinite(value)) continue;
-        let byTask = perScore.get(name);
-        if (!byTask) perScore.set(name, (byTask = tasks.map(() => [])));
-        byTask[t]!.push({ score: value, answer });
-      }
-    }
-  });
-
+      const raw: Scores = { ...options.scores(row) };
+      if (answerKey) raw.no_answer = answer === null ? 1 : 0;
+      const scores = new Map<string, number>();
+      for (const [name, value] of Object.entries(raw)) if (typeof value === "number" && Number.isFinite(value)) scores.set(name, value);
+      return { scores, answer };
+    }),
+  );
+  const names = [...new Set(tasks.flatMap((task) => task.flatMap((r) => [...r.scores.keys()])))].sort();
+  const maxK = Math.max(0, ...tasks.map((task) => task.length));
   const metrics: Record<string, number> = {};
-  const perSample: Record<string, number[]> = {};
   const weights: MetricWeights = { metrics: {}, per_sample: {} };
-  for (const [name, byTask] of perScore) {
-    const scored = byTask.filter((samples) => samples.length > 0);
-    // Whether pass@k is combinatorial is decided per task, as NeMo Gym does: a task whose scores are
-    // all 0/1 counts combinatorially even when other tasks have continuous scores (F1, ratios).
-    const binary = (samples: Sample[]) => samples.every((s) => s.score === 0 || s.score === 1);
-    const maxK = Math.max(0, ...scored.map((s) => s.length));
-    const pct = (xs: number[]) => (xs.length ? 100 * mean(xs) : 0);
-    for (let k = 1; k <= maxK; k++) {
-      const eligible = scored.filter((samples) => samples.length >= k);
-      const before = Object.keys(metrics).length;
-      metrics[`pass@${k}/${name}`] = pct(
-        eligible.map((samples) =>
-          // NeMo-Skills counts pass@k/no_answer only when *all* of the first k have no answer.
-          name === "no_answer"
-            ? Math.min(...samples.slice(0, k).map((s) => s.score))
-            : binary(samples)
-              ? unbiasedPassAtK(samples.length, samples.filter((s) => s.score === 1).length, k)
-              : Math.max(...samples.slice(0, k).map((s) => s.score)),
+  const put = (key: string, values: number[]) => {
+    if (values.length === 0) return;
+    metrics[key] = 100 * mean(values);
+    weights.metrics[key] = values.length;
+  };
+  // A task is combinatorial for pass@k when its scores are all 0/1, decided task by task as NeMo Gym does.
+  const binary = (values: number[]) => values.every((v) => v === 0 || v === 1);
+  for (let k = 1; k <= maxK; k++) {
+    for (const name of names) {
+      const scored = tasks.map((task) => task.flatMap((r) => (r.scores.has(name) ? [r.scores.get(name)!] : [])));
+      put(
+        `pass@${k}/${name}`,
+        scored.filter((values) => values.length >= k).map((values) =>
+          binary(values) ? unbiasedPassAtK(values.length, values.filter((v) => v === 1).length, k) : Math.max(...values.slice(0, k)),
         ),
       );
-      metrics[`pass@1[avg-of-${k}]/${name}`] = pct(eligible.map((samples) => mean(samples.slice(0, k).map((s) => s.score))));
-      if (answerKey && name !== "no_answer") {
-        metrics[`majority@${k}/${name}`] = pct(eligible.map((samples) => majorityScore(samples.slice(0, k))));
-      }
-      if (k >= 2) {
-        // Accuracy of each of the first k runs across tasks, then their spread.
-        const runs = Array.from({ length: k }, (_, run) => pct(eligible.map((samples) => samples[run]!.score)));
-        const std = sampleStd(runs);
-        metrics[`pass@1[avg-of-${k}]/${name}/std_dev_across_runs`] = std;
-        metrics[`pass@1[avg-of-${k}]/${name}/std_err_across_runs`] = std / Math.sqrt(k);
-      }
-      // Every key of this k averages over the eligible tasks.
-      for (const key of Object.keys(metrics).slice(before)) weights.metrics[key] = eligible.length;
+      const firstK = tasks.map((task) => task.slice(0, k).flatMap((r) => (r.scores.has(name) ? [r.scores.get(name)!] : [])));
+      put(`pass@1[avg-of-${k}]/${name}`, firstK.filter((values) => values.length > 0).map(mean));
+      if (answerKey) put(`majority@${k}/${name}`, tasks.map((task) => majorityScore(task.slice(0, k).map((r) => ({ answer: r.answer, score: r.scores.get(name) })))));
     }
-    const runs = Array.from({ length: maxK }, (_, run) => scored.filter((samples) => samples.length > run));
-    perSample[name] = runs.map((tasksWithRun, run) => pct(tasksWithRun.map((samples) => samples[run]!.score)));
-    weights.per_sample[name] = runs.map((tasksWithRun) => tasksWithRun.length);
+  }
+  // Per rollout position, the mean score of the tasks scored there; a position where no task has the
+  // score is left out, as NeMo Gym does (its weight, 0, stays in metric_weights, so that chunks merge
+  // position by position).
+  const perSample: Record<string, number[]> = {};
+  for (const name of names) {
+    const runs = Array.from({ length: maxK }, (_, run) => tasks.flatMap((task) => (task[run]?.scores.has(name) ? [task[run]!.scores.get(name)!] : [])));
+    const present = runs.filter((values) => values.length > 0);
+    if (present.length === 0) continue;
+    perSample[name] = present.map((values) => 100 * mean(values));
+    weights.per_sample[name] = runs.map((values) => values.length);
+  }
+  for (let k = 2; k <= maxK; k++) {
+    for (const name of names) {
+      const runs = (perSample[name] ?? []).slice(0, k);
+      if (runs.length < 2) continue;
+      const std = sampleStd(runs);
+      const tasksCovered = weights.metrics[`pass@1[avg-of-${k}]/${name}`] ?? 0;
+      metrics[`pass@1[avg-of-${k}]/${name}/std_dev_across_runs`] = std;
+      metrics[`pass@1[avg-of-${k}]/${name}/std_err_across_runs`] = std / Math.sqrt(runs.length);
+      weights.metrics[`pass@1[avg-of-${k}]/${name}/std_dev_across_runs`] = tasksCovered;
+      weights.metrics[`pass@1[avg-of-${k}]/${name}/std_err_across_runs`] = tasksCovered;
+    }
   }
   return { metrics, per_sample_aggregate: perSample, metric_weights: weights };
 }

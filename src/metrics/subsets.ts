@@ -6,6 +6,7 @@
 // - the highest-k selection of headline metrics: every key `<pattern with k>/<score>` at the largest
 //   k present, skipping the spread statistics.
 import type { AggregateResult } from "./aggregate.js";
+import { highestKMetrics } from "./highest_k.js";
 import { passAtKMetrics, type PassAtKOptions } from "./pass_at_k.js";
 
 /** Python's str() of a JSON value used as a subset name. */
@@ -62,25 +63,6 @@ export function subsetPassMetrics(rows: Array<Record<string, unknown>>, subsetKe
     }
   }
   return { metrics, weights };
-}
-
-const STAT_SUFFIXES = ["std_dev_across_runs", "std_err_across_runs", "avg_sample_std_dev"];
-
-/** NeMo Gym's `highest_k_metrics(agent_metrics, pattern)`: e.g. pattern `pass@{k}` → every `pass@<K>/<score>` at the largest K. */
-export function highestKMetrics(agentMetrics: Record<string, number>, pattern: string): Record<string, number> {
-  const [before, after] = pattern.split("{k}") as [string, string];
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const regex = new RegExp(`^${escape(before)}(\\d+)${escape(after)}/(.+)$`);
-  const matches: Array<[number, string]> = [];
-  for (const key of Object.keys(agentMetrics)) {
-    const m = regex.exec(key);
-    if (!m) continue;
-    if (STAT_SUFFIXES.some((suffix) => m[2]!.endsWith(suffix))) continue;
-    matches.push([Number(m[1]), key]);
-  }
-  if (matches.length === 0) return {};
-  const top = Math.max(...matches.map(([k]) => k));
-  return Object.fromEntries(matches.filter(([k]) => k === top).map(([, key]) => [key, agentMetrics[key]!]));
 }
 
 /**

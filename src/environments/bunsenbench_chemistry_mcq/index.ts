@@ -9,7 +9,7 @@ import type { AggregateResult } from "../../metrics/aggregate.js";
 import { outputText } from "../../protocol/index.js";
 import { pyFinditer, pySub } from "../../verifiers/text/pyregex.js";
 import { pyStrip } from "../../verifiers/text/pystr.js";
-import { highestKMetrics } from "../../verifiers/mcq/highest_k.js";
+import { highestKMetrics } from "../../metrics/highest_k.js";
 import { mcqaKeyMetrics, mcqaPassMetrics } from "../../verifiers/mcq/metrics.js";
 import { MCQA_ROW_FIELDS, McqaConfig } from "../../verifiers/mcq/request.js";
 import { defineEnvironment } from "../../environment_kit/define.js";

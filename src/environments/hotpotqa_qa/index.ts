@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { AggregateResult } from "../../metrics/aggregate.js";
 import { passAtKMetrics } from "../../metrics/pass_at_k.js";
 import { outputText } from "../../protocol/index.js";
-import { highestKMetrics } from "../../verifiers/mcq/highest_k.js";
+import { highestKMetrics } from "../../metrics/highest_k.js";
 import { defineEnvironment } from "../../environment_kit/define.js";
 import { parseGeneration } from "./parse.js";
 import { answerExactMatch, answerF1Score, isCorrect, isCorrectStrict, normalizeGt } from "./scoring.js";

@@ -4,7 +4,8 @@
 // answers are equivalent, twice with the order swapped, and both must say so.
 import { z } from "zod";
 import type { AggregateResult } from "../../metrics/aggregate.js";
-import { highestK, passAtKMetrics } from "../../metrics/pass_at_k.js";
+import { highestKMetrics } from "../../metrics/highest_k.js";
+import { passAtKMetrics } from "../../metrics/pass_at_k.js";
 import { outputText, ResponsesCreateParams, ServerRef } from "../../protocol/index.js";
 import { callJudge, finalJudgeText, firstLabelIs, JudgeFailure, judgeRequest, type JudgeEvaluation } from "../../verifiers/judge.js";
 import { MathVerifierPool } from "../../verifiers/math/pool.js";
@@ -78,8 +79,8 @@ export default defineEnvironment({
 
 /**
  * symbolic_accuracy (every row) and judge_accuracy (rows the judge saw) with pass@k and majority@k
- * on extracted_answer. Key metrics as NeMo Gym: mean tokens, highest-k pass@1[avg-of-k],
- * pass@k and majority@k, without no_answer and std statistics.
+ * on extracted_answer. Key metrics as NeMo Gym's get_key_metrics (07d6b0d): mean tokens, every
+ * highest-k pass@1[avg-of-k] entry, and the highest-k pass@k and majority@k entries but no_answer.
  */
 export function mathMetrics(rows: Array<Record<string, unknown>>, defaults: AggregateResult): AggregateResult {
   const { metrics, per_sample_aggregate, metric_weights } = passAtKMetrics(rows, {
@@ -95,12 +96,11 @@ export function mathMetrics(rows: Array<Record<string, unknown>>, defaults: Aggr
     const value = agent_metrics[`mean/${usage}`];
     if (value !== undefined) key_metrics[`mean/${usage}`] = value;
   }
-  const avgK = highestK(metrics, "avg");
-  const passK = highestK(metrics, "pass");
-  const majorityK = highestK(metrics, "majority");
-  for (const [key, value] of Object.entries(metrics)) {
-    if (key.includes("no_answer") || key.includes("_across_runs")) continue;
-    if (key.startsWith(`pass@1[avg-of-${avgK}]/`) || key.startsWith(`pass@${passK}/`) || key.startsWith(`majority@${majorityK}/`)) key_metrics[key] = value;
-  }
+  Object.assign(
+    key_metrics,
+    highestKMetrics(metrics, "pass@1[avg-of-{k}]"),
+    highestKMetrics(metrics, "pass@{k}", undefined, ["no_answer"]),
+    highestKMetrics(metrics, "majority@{k}", undefined, ["no_answer"]),
+  );
   return { agent_metrics, key_metrics, group_level_metrics: defaults.group_level_metrics, per_sample_aggregate, metric_weights };
 }

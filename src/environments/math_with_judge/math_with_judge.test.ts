@@ -288,14 +288,18 @@ describe("/aggregate_metrics", () => {
       "pass@1/symbolic_accuracy": 25,
       "pass@2/symbolic_accuracy": 50,
       "pass@1[avg-of-2]/symbolic_accuracy": 25,
-      "pass@1[avg-of-1]/judge_accuracy": 50,
-      // NeMo-Skills: pass@k/no_answer counts a task only when all of its first k have no answer.
-      "pass@2/no_answer": 0,
+      // As NeMo Gym's compute_pass_majority_metrics: avg-of-1 looks only at each task's first rollout,
+      // which the judge saw only in task 1 (0); pass@k/no_answer is the unbiased pass@k of no_answer
+      // (task 1 has one of two without an answer: pass@2 = 1).
+      "pass@1[avg-of-1]/judge_accuracy": 0,
+      "pass@2/no_answer": 50,
+      "majority@2/no_answer": 0,
       "pass@1[avg-of-2]/no_answer": 25,
       "mean/reward": 0.5,
     });
     expect(result.key_metrics).toMatchObject({ "mean/input_tokens": 10, "mean/output_tokens": 20, "pass@2/symbolic_accuracy": 50, "majority@2/symbolic_accuracy": 25 });
-    expect(Object.keys(result.key_metrics).some((k) => k.includes("no_answer") || k.includes("std_"))).toBe(false);
+    // NeMo Gym's get_key_metrics keeps the avg-of-k no_answer and drops the others and every std.
+    expect(Object.keys(result.key_metrics).filter((k) => k.includes("no_answer") || k.includes("std_"))).toEqual(["pass@1[avg-of-2]/no_answer"]);
     expect(result.per_sample_aggregate.symbolic_accuracy).toEqual([50, 0]);
   });
 });

@@ -9,7 +9,8 @@ import { defineEnvironment } from "../../environment_kit/define.js";
 import { outputText, ResponsesCreateParams, ServerRef } from "../../protocol/index.js";
 import { callJudge, finalJudgeText, firstLabelIs, JudgeFailure, judgeRequest, type JudgeEvaluation } from "../../verifiers/judge.js";
 import { MathVerifierPool } from "../../verifiers/math/pool.js";
-import { computePassMajorityMetrics, computeSubsetMetrics, computeWeightedMetrics, groupByTask, highestKMetrics, mathScores } from "./metrics.js";
+import { highestKMetrics } from "../../metrics/highest_k.js";
+import { computePassMajorityMetrics, computeSubsetMetrics, computeWeightedMetrics, groupByTask, mathScores } from "./metrics.js";
 import { JUDGE_EQUAL, JUDGE_NOT_EQUAL, JUDGE_SYSTEM_PROMPT, judgeUserPrompt } from "./prompt.js";
 
 const Config = z.strictObject({
@@ -91,8 +92,8 @@ export default defineEnvironment({
     Object.assign(
       key_metrics,
       highestKMetrics(agent_metrics, "pass@1[avg-of-{k}]"),
-      highestKMetrics(agent_metrics, "pass@{k}", ["no_answer"]),
-      highestKMetrics(agent_metrics, "majority@{k}", ["no_answer"]),
+      highestKMetrics(agent_metrics, "pass@{k}", undefined, ["no_answer"]),
+      highestKMetrics(agent_metrics, "majority@{k}", undefined, ["no_answer"]),
     );
     return { agent_metrics, key_metrics, group_level_metrics: base.group_level_metrics, per_sample_aggregate: pooled.per_sample_aggregate };
   },

@@ -197,25 +197,6 @@ export function computeWeightedMetrics(tasks: Row[][], scoreFn: (row: Row) => Sc
   return out;
 }
 
-const STAT_SUFFIXES = ["std_dev_across_runs", "std_err_across_runs", "avg_sample_std_dev"];
-
-/** Every entry of `metrics` at the highest k of `pattern` (`{k}` marks k), as NeMo Gym selects them. */
-export function highestKMetrics(metrics: Record<string, number>, pattern: string, excludeNames: string[] = []): Record<string, number> {
-  const escaped = pattern.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&").replace("\\{k\\}", "(\\d+)");
-  const regex = new RegExp(`^${escaped}/(.+)$`, "s");
-  const matches: Array<[number, string]> = [];
-  for (const key of Object.keys(metrics)) {
-    const m = regex.exec(key);
-    if (!m) continue;
-    const score = m[2]!;
-    if (STAT_SUFFIXES.some((s) => score.endsWith(s)) || excludeNames.includes(score)) continue;
-    matches.push([Number(m[1]), key]);
-  }
-  if (matches.length === 0) return {};
-  const maxK = Math.max(...matches.map(([k]) => k));
-  return Object.fromEntries(matches.filter(([k]) => k === maxK).map(([, key]) => [key, metrics[key]!]));
-}
-
 /** Tasks as NeMo Gym groups verify responses: by `_ng_task_index` (absent: 0), ascending, rollouts in arrival order. */
 export function groupByTask(rows: Row[]): Row[][] {
   const groups = new Map<number, Row[]>();
