@@ -40,6 +40,19 @@ export function timestampParses(value: string): boolean {
   // ISO 8601 date with optional time.
   let m = new RegExp(String.raw`^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ]+${TIME}\s*(am|pm)?${TZ})?$`, "i").exec(text);
   if (m) return validDate(+m[1]!, +m[2]!, +m[3]!) && (m[4] === undefined || validTime(m[4], m[5]!, m[6], m[8]?.toLowerCase()));
+  // An ISO date followed by a spoken clock time ("2023-12-01 10am", "2023-12-01 at 10:00").
+  m = /^(\d{4})-(\d{1,2})-(\d{1,2})\s+(.+)$/.exec(text);
+  if (m) {
+    if (!validDate(+m[1]!, +m[2]!, +m[3]!)) return false;
+    const rest = m[4]!.toLowerCase().split(/\s+/).filter((t) => t !== "at");
+    if (rest.length === 0 || rest.length > 2) return false;
+    const clock = new RegExp(String.raw`^(?:${TIME}|(\d{1,2}))(am|pm)?$`).exec(rest[0]!);
+    if (!clock) return false;
+    const ampm = clock[6] ?? (rest[1] === "am" || rest[1] === "pm" ? rest[1] : rest[1] === undefined ? undefined : "bad");
+    if (ampm === "bad") return false;
+    if (clock[5] !== undefined) return ampm !== undefined && validTime(clock[5], "00", undefined, ampm);
+    return validTime(clock[1]!, clock[2]!, clock[3], ampm);
+  }
   m = /^(\d{4})-(\d{1,2})$/.exec(text);
   if (m) return validDate(+m[1]!, +m[2]!, 1);
   m = /^(\d{4})$/.exec(text);
@@ -62,6 +75,7 @@ export function timestampParses(value: string): boolean {
   let clock: RegExpExecArray | null = null;
   let ampm: string | undefined;
   let sawWord = false;
+  let sawWeekday = false;
   for (const token of tokens) {
     const t = token.replace(/\.$/, "");
     const bare = /^(\d{1,2})(st|nd|rd|th)$/.exec(t);
@@ -71,7 +85,10 @@ export function timestampParses(value: string): boolean {
       if (month !== undefined) return false;
       month = MONTH_WORDS.get(t);
       sawWord = true;
-    } else if (WEEKDAYS.has(t)) sawWord = true;
+    } else if (WEEKDAYS.has(t)) {
+      sawWord = true;
+      sawWeekday = true;
+    }
     else if (t === "am" || t === "pm" || t === "a.m" || t === "p.m") ampm = t[0] === "a" ? "am" : "pm";
     else if (timeTok) {
       if (clock) return false;
@@ -83,11 +100,14 @@ export function timestampParses(value: string): boolean {
       ampm = hourAmPm[2];
     } else if (bare) numbers.push(+bare[1]!);
     else if (/^\d{1,4}$/.test(t)) numbers.push(+t);
-    else if (t === "at" || t === "on" || t === "of" || t === "the" || t === "and") continue;
+    // dateutil's filler words.
+    else if (t === "at" || t === "on" || t === "of" || t === "and" || t === "ad") continue;
     else return false;
   }
   if (clock && !validTime(clock[1]!, clock[2]!, clock[3], ampm)) return false;
   if (!clock && ampm && numbers.length === 0) return false;
+  // pandas refuses a weekday with no day of the month ("Monday").
+  if (sawWeekday && !numbers.some((n) => n <= 31)) return false;
   if (month === undefined) return (sawWord || clock !== null) && numbers.length === 0;
   const year = numbers.find((n) => n > 31) ?? 2000;
   const days = numbers.filter((n) => n <= 31);
@@ -106,7 +126,7 @@ export function timestampOf(value: unknown): number {
   if (typeof value !== "string" || !timestampParses(value)) throw new PyError(`ValueError: could not convert string to Timestamp`);
   const m = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ]+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?/.exec(value);
   if (m) return Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0), +(m[7] ?? "0").padEnd(3, "0"));
-  const parsed = Date.parse(value);
-  if (Number.isNaN(parsed)) throw new PyError(`ValueError: could not convert string to Timestamp`);
-  return parsed - new Date(parsed).getTimezoneOffset() * 60_000;
+  // Other accepted forms: as JavaScript reads them (NaN where it cannot, which compares false).
+  const parsed = Date.parse(value.replace(/\b(\d{1,2})\s*(am|pm)\b/i, "$1:00 $2"));
+  return Number.isNaN(parsed) ? NaN : parsed - new Date(parsed).getTimezoneOffset() * 60_000;
 }

@@ -1,0 +1,186 @@
+"""Runs NeMo Gym's own workplace_assistant tools and reward (NVIDIA-NeMo/Gym 07d6b0d) on many inputs
+and writes what they answer to upstream_cases.json, so the TypeScript port is checked against them.
+
+    ./generate.sh            # extracts the upstream folder from the mirror, runs this under pandas 2.3
+
+Arguments: <folder holding resources_servers/workplace_assistant at 07d6b0d> <output json>.
+Every input is written out below (no randomness), so a rerun writes the same file.
+"""
+import io
+import json
+import math
+import sys
+import contextlib
+
+sys.path.insert(0, sys.argv[1])
+import pandas as pd  # noqa: E402
+from resources_servers.workplace_assistant import utils  # noqa: E402
+
+
+def clean(value):
+    """JSON-safe: NaN as {"nan": true}, None as null, numpy scalars as Python ones."""
+    if isinstance(value, float) and math.isnan(value):
+        return {"nan": True}
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if hasattr(value, "item"):
+        return clean(value.item())
+    return value
+
+
+def frame(df):
+    return {"columns": list(df.columns), "index": [int(i) for i in df.index], "rows": clean(df.values.tolist())}
+
+
+def act(tool, **kwargs):
+    return {"name": tool, "arguments": json.dumps(kwargs)}
+
+
+def raw(name, arguments):
+    return {"name": name, "arguments": arguments}
+
+
+# ---------- tool sequences: every call's output and the final compared state ----------
+SEQUENCES = [
+    [act("email_reply_email", email_id="00000057", body="Thanks for the update - I will get back to you tomorrow.")],
+    [act("email_send_email", recipient="Carlos.Rodriguez@atlas.com", subject="Hi", body="Hello"), act("email_send_email", recipient="a@b.co", subject="Two", body="x")],
+    [act("email_delete_email", email_id="00000259"), act("email_send_email", recipient="kofi.mensah@atlas.com", subject="S", body="B")],
+    [act("email_forward_email", email_id="00000373", recipient="Raj.Patel@atlas.com"), act("email_forward_email", email_id="99999999", recipient="x@y.z")],
+    [act("email_send_email", recipient="nobody", subject="S", body="B"), act("email_send_email", recipient="a@b.c", subject="", body="B")],
+    [act("email_search_emails", query="kofi", page=1, page_size=1), act("email_search_emails", query="budget", date_min="2023-11-01", date_max="2023-11-15", page=2, page_size=3)],
+    [act("email_search_emails", query="zzzz-no-match"), act("email_get_email_information_by_id", email_id="00000057", field="subject"), act("email_get_email_information_by_id", email_id="00000057", field="nope")],
+    [act("calendar_update_event", event_id="00000252", field="event_name", new_value="Risk Management Forum")],
+    [act("calendar_create_event", event_name="Sync", participant_email="Luis.Ortiz@atlas.com", event_start="2023-12-01 10:00:00", duration="30")],
+    [act("calendar_create_event", event_name="Sync", participant_email="luis.ortiz@atlas.com", event_start="tomorrow at 10", duration="30")],
+    [act("calendar_create_event", event_name="Sync", participant_email="luis.ortiz@atlas.com", event_start="2023-12-01T10:00", duration=30)],
+    [act("calendar_create_event", event_name="Sync", participant_email="luis.ortiz@atlas.com", event_start="2023-12-01 10:00:00", duration="-5"), act("calendar_create_event", event_name="Sync", participant_email="luis.ortiz@atlas.com", event_start="2023-12-01 10:00:00", duration="half an hour")],
+    [act("calendar_delete_event", event_id="00000013"), act("calendar_create_event", event_name="Review", participant_email="a@atlas.com", event_start="Dec 4 2023 2pm", duration="60")],
+    [act("calendar_update_event", event_id="00000013", field="event_start", new_value="2023-13-01 10:00:00"), act("calendar_update_event", event_id="00000013", field="duration", new_value="45"), act("calendar_update_event", event_id="13", field="duration", new_value="45")],
+    [act("calendar_update_event", event_id="00000013", field="participant_email", new_value="Fatima.Khan@atlas.com"), act("calendar_update_event", event_id="00000013", field="location", new_value="x")],
+    [act("calendar_search_events", query="sync", time_min="2023-11-01 00:00:00", page=1, page_size=3), act("calendar_search_events", query="luis", time_max="not a time"), act("calendar_get_event_information_by_id", event_id="00000013", field="duration")],
+    [act("analytics_create_plot", time_min="2023-11-30", time_max="2024-06-30", value_to_plot="total_visits", plot_type="bar"), act("analytics_create_plot", time_min="2023-11-01", time_max="2023-11-30", value_to_plot="visits", plot_type="bar")],
+    [act("analytics_total_visits_count", time_min="2023-11-25", time_max="2023-11-30"), act("analytics_engaged_users_count", time_min="2023-11-25"), act("analytics_traffic_source_count", time_min="2023-11-28", traffic_source="direct"), act("analytics_get_average_session_duration", time_min="2023-11-28", time_max="2023-11-30")],
+    [act("analytics_get_visitor_information_by_id", visitor_id="0860"), act("analytics_get_visitor_information_by_id", visitor_id="nope")],
+    [act("project_management_create_task", task_name="Fix login", assigned_to_email="Leila.Azizi@atlas.com", list_name="Backlog", due_date="2023-12-05", board="Front end")],
+    [act("project_management_create_task", task_name="Fix login", assigned_to_email="nobody@atlas.com", list_name="Backlog", due_date="2023-12-05", board="Front end"), act("project_management_create_task", task_name="Fix login", assigned_to_email="leila.azizi@atlas.com", list_name="backlog", due_date="2023-12-05", board="Front end")],
+    [act("project_management_update_task", task_id="00000149", field="list_name", new_value="In Progress"), act("project_management_update_task", task_id="00000037", field="assigned_to_email", new_value="Leila.Azizi@atlas.com"), act("project_management_delete_task", task_id="00000001")],
+    [act("project_management_search_tasks", task_name="carousel"), act("project_management_search_tasks", assigned_to_email="leila.azizi@atlas.com", board="front"), act("project_management_search_tasks", assigned_to_email="bad-email")],
+    [act("customer_relationship_manager_update_customer", customer_id="00000095", field="assigned_to_email", new_value="Raj.Patel@atlas.com"), act("customer_relationship_manager_update_customer", customer_id="00000037", field="status", new_value="lost"), act("customer_relationship_manager_update_customer", customer_id="00000037", field="status", new_value="Lost")],
+    [act("customer_relationship_manager_delete_customer", customer_id="00000014"), act("customer_relationship_manager_add_customer", customer_name="Dakota Thomas", assigned_to_email="nadia.moreau@atlas.com", status="Lead")],
+    [act("customer_relationship_manager_add_customer", customer_name="Dakota Thomas", assigned_to_email="Nadia.Moreau@atlas.com", status="Lead", customer_email="D.T@x.com", notes="hi", customer_phone="")],
+    [act("customer_relationship_manager_search_customers", product_interest="Consulting", status="Proposal", last_contact_date_max="2023-11-09", page=1, page_size=50), act("customer_relationship_manager_search_customers", customer_name="Casey Wilson", page=1, page_size=1)],
+    [act("company_directory_find_email_address", name="Nadia"), act("company_directory_find_email_address", name="zz"), act("company_directory_find_email_address")],
+    [act("email_send_email", recipient="a@b.c", subject="S", body="B", cc="x"), act("no_such_tool", x=1)],
+]
+
+
+def run_sequence(actions):
+    env = utils.get_tools(["email", "calendar", "analytics", "project_management", "customer_relationship_manager"])
+    outputs = []
+    for a in actions:
+        try:
+            args = json.loads(a["arguments"])
+            result = env["functions"][a["name"]](**args)
+            outputs.append({"output": clean(result)})
+        except Exception as e:  # the route's answer for a failing call
+            outputs.append({"error": f"Error executing tool '{a['name']}': {e}"})
+    return outputs
+
+
+def state_after(actions):
+    with contextlib.redirect_stdout(io.StringIO()):
+        env = utils.execute_actions_and_reset_state(actions)
+    c = env["containers"]
+    return [frame(df) for df in (c["calendar"]._calendar_events, c["email"]._emails, c["analytics"]._plots_data, c["project_management"]._project_tasks, c["customer_relationship_manager"]._crm_data)]
+
+
+# ---------- reward pairs: is_correct(predicted, ground_truth) ----------
+GT = {
+    "reply": [act("email_reply_email", email_id="00000057", body="Thanks for the update - I will get back to you tomorrow.")],
+    "rename": [act("calendar_update_event", event_id="00000252", field="event_name", new_value="Risk Management Forum")],
+    "reassign": [act("customer_relationship_manager_update_customer", customer_id=c, field="assigned_to_email", new_value="raj.patel@atlas.com") for c in ("00000095", "00000080", "00000035")],
+    "delete4": [act("customer_relationship_manager_delete_customer", customer_id=c) for c in ("00000009", "00000112", "00000039", "00000047")],
+    "lost": [act("customer_relationship_manager_update_customer", customer_id=c, field="status", new_value="Lost") for c in ("00000037", "00000195", "00000058")],
+    "create": [act("calendar_create_event", event_name="Sync", participant_email="luis.ortiz@atlas.com", event_start="2023-12-01 10:00:00", duration="30")],
+    "plot": [act("analytics_create_plot", time_min="2023-11-01", time_max="2023-11-30", value_to_plot="total_visits", plot_type="bar")],
+    "task": [act("project_management_create_task", task_name="Fix login", assigned_to_email="leila.azizi@atlas.com", list_name="Backlog", due_date="2023-12-05", board="Front end")],
+    "add": [act("customer_relationship_manager_add_customer", customer_name="Dakota Thomas", assigned_to_email="nadia.moreau@atlas.com", status="Lead")],
+    "delsend": [act("email_delete_email", email_id="00000259"), act("email_send_email", recipient="kofi.mensah@atlas.com", subject="S", body="B")],
+    "none": [],
+}
+READS = [act("email_search_emails", query="kofi"), act("company_directory_find_email_address", name="raj")]
+PAIRS = [
+    ("reply", GT["reply"]),
+    ("reply", READS + GT["reply"]),
+    ("reply", [act("email_reply_email", email_id="00000057", body="THANKS FOR THE UPDATE - I WILL GET BACK TO YOU TOMORROW.")]),
+    ("reply", [act("email_reply_email", email_id="00000057", body="Thanks for the update.")]),
+    ("reply", GT["reply"] * 2),
+    ("reply", [act("email_send_email", recipient="carlos.rodriguez@atlas.com", subject="RE: Task Update on Develop prototype for report generation", body="Thanks for the update - I will get back to you tomorrow.")]),
+    ("rename", GT["rename"]),
+    ("rename", [act("calendar_update_event", event_id="00000252", field="event_name", new_value="risk management forum")]),
+    ("rename", [act("calendar_update_event", event_id=252, field="event_name", new_value="Risk Management Forum")]),
+    ("reassign", GT["reassign"]),
+    ("reassign", list(reversed(GT["reassign"]))),
+    ("reassign", GT["reassign"][:2]),
+    ("reassign", [act("customer_relationship_manager_update_customer", customer_id=c, field="assigned_to_email", new_value="Raj.Patel@Atlas.com") for c in ("00000095", "00000080", "00000035")]),
+    ("delete4", GT["delete4"]),
+    ("delete4", list(reversed(GT["delete4"]))),
+    ("delete4", GT["delete4"] + [act("customer_relationship_manager_delete_customer", customer_id="00000009")]),
+    ("lost", GT["lost"]),
+    ("lost", [act("customer_relationship_manager_update_customer", customer_id=c, field="status", new_value="lost") for c in ("00000037", "00000195", "00000058")]),
+    ("create", GT["create"]),
+    ("create", [act("calendar_create_event", event_name="SYNC", participant_email="Luis.Ortiz@atlas.com", event_start="2023-12-01 10:00:00", duration="30")]),
+    ("create", [act("calendar_create_event", event_name="Sync", participant_email="luis.ortiz@atlas.com", event_start="2023-12-01T10:00:00", duration="30")]),
+    ("create", [act("calendar_create_event", event_name="Sync", participant_email="luis.ortiz@atlas.com", event_start="2023-12-01 10:00:00", duration=30)]),
+    ("create", [act("calendar_create_event", event_name="Sync", participant_email="luis.ortiz@atlas.com", event_start="2023-12-01 10:00:00", duration="30", location="x")]),
+    ("none", [act("calendar_create_event", event_name="Sync", participant_email="luis.ortiz@atlas.com", event_start="next tuesday", duration="30")]),
+    ("none", [act("calendar_create_event", event_name="Sync", participant_email="luis.ortiz@atlas.com", event_start="2023-12-01 10:00:00", duration="0")]),
+    ("none", READS),
+    ("none", [act("no_such_tool", x=1), raw("email_delete_email", "{bad json")]),
+    ("plot", GT["plot"]),
+    ("plot", [act("analytics_create_plot", time_min="2023-11-01", time_max="2023-11-30", value_to_plot="total_visits", plot_type="line")]),
+    ("plot", [act("analytics_create_plot", time_min="2023-11-01", time_max="2023-11-30", value_to_plot="Total_Visits", plot_type="bar")]),
+    ("task", GT["task"]),
+    ("task", [act("project_management_create_task", task_name="fix LOGIN", assigned_to_email="Leila.Azizi@atlas.com", list_name="Backlog", due_date="2023-12-05", board="Front end")]),
+    ("task", [act("project_management_create_task", task_name="Fix login", assigned_to_email="leila.azizi@atlas.com", list_name="Backlog", due_date="2023-12-05", board="front end")]),
+    ("add", GT["add"]),
+    ("add", [act("customer_relationship_manager_add_customer", customer_name="Dakota Thomas", assigned_to_email="nadia.moreau@atlas.com", status="Lead", notes="")]),
+    ("add", [act("customer_relationship_manager_add_customer", customer_name="Dakota Thomas", assigned_to_email="nadia.moreau@atlas.com", status="Lead", customer_email="")]),
+    ("add", [act("customer_relationship_manager_add_customer", customer_name="Dakota Thomas", assigned_to_email="nadia.moreau@atlas.com", status="lead")]),
+    ("delsend", GT["delsend"]),
+    ("delsend", list(reversed(GT["delsend"]))),
+]
+
+TIMESTAMPS = [
+    "2023-12-01 10:00:00", "2023-12-01T10:00:00", "2023-12-01 10:00", "2023-12-01", "2023-12-01T10:00:00Z", "2023-12-01 10:00:00+01:00",
+    "2023-12-01 10:00:00.500", "2023-12-01 25:00:00", "2023-12-32 10:00:00", "2023-02-29 10:00:00", "2024-02-29 10:00:00", "2023-13-01",
+    "2023/12/01 10:00", "12/01/2023", "12/01/2023 10:00", "01.12.2023", "13/01/2023", "Dec 1 2023", "December 1, 2023 10:00 AM",
+    "1 Dec 2023 2pm", "Friday, December 1, 2023 at 10:00", "Dec 4 2023 2pm", "2pm", "10:00", "10:00 am", "noon", "tomorrow",
+    "tomorrow at 10", "next tuesday", "now", "today", "TBD", "2023-12-01 10am", "2023-12-01 10:00 PM", "20231201", "20231201T100000",
+    "2023-12", "2023", "Monday", "December 2023", "the 5th of December 2023", "half past ten", "2023-12-01 at 10:00", "",
+]
+
+
+def timestamp_ok(value):
+    try:
+        pd.Timestamp(value)
+        return True
+    except ValueError:
+        return False
+
+
+out = {
+    "pandas": pd.__version__,
+    "sequences": [{"actions": s, "outputs": run_sequence(s), "state": state_after(s)} for s in SEQUENCES],
+    "pairs": [],
+    "timestamps": [{"value": v, "parses": timestamp_ok(v)} for v in TIMESTAMPS],
+}
+for key, predicted in PAIRS:
+    with contextlib.redirect_stdout(io.StringIO()):
+        out["pairs"].append({"ground_truth": GT[key], "predicted": predicted, "correct": bool(utils.is_correct(predicted, GT[key], None))})
+with open(sys.argv[2], "w") as f:
+    json.dump(out, f, indent=1, ensure_ascii=False)
+    f.write("\n")
+print("wrote", sys.argv[2], len(out["sequences"]), "sequences", len(out["pairs"]), "pairs", len(out["timestamps"]), "timestamps")
