@@ -116,4 +116,5 @@ export function zfill(s: string, width: number): string {
 }
 
 /** Python `str.split()` with no separator: runs of whitespace split, ends dropped. */
+// eslint-disable-next-line no-control-regex -- Python counts the file/group/record/unit separators as whitespace.
 export const pySplitWords = (s: string): string[] => s.split(/[\s\u001c-\u001f\u0085]+/u).filter((w) => w !== "");
