@@ -21,12 +21,14 @@ function validDate(y: number, m: number, d: number): boolean {
 }
 
 const TIME = String.raw`(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?`;
-const TZ = String.raw`(?:\s*(?:Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?))?`;
+const TZ = String.raw`(?:\s*(?:Z|[A-Z]{3,5}|[+-]\d{2}(?::?\d{2})?))?`;
+const TZ_WORDS = new Set(["z", "utc", "gmt", "est", "edt", "cst", "cdt", "mst", "mdt", "pst", "pdt", "cet", "cest", "bst", "ist", "eet", "jst"]);
 
 function validTime(h: string, mi: string, s: string | undefined, ampm?: string): boolean {
   let hour = Number(h);
   if (ampm) {
-    if (hour < 1 || hour > 12) return hour === 0 ? false : false;
+    // dateutil takes 0 to 12 with am/pm.
+    if (hour > 12) return false;
     hour = hour % 12;
   }
   return hour <= 23 && Number(mi) <= 59 && (s === undefined || Number(s) <= 59);
@@ -37,6 +39,9 @@ export function timestampParses(value: string): boolean {
   const text = value.trim();
   const lower = text.toLowerCase();
   if (lower === "" || lower === "now" || lower === "today" || lower === "nat") return true;
+  // A leading weekday name ("Thursday 2023-12-07 10:00"): the rest decides, and must name a day.
+  const weekday = /^([a-z]+)\.?,?\s+(\S.*)$/.exec(lower);
+  if (weekday && WEEKDAYS.has(weekday[1]!) && /\d/.test(weekday[2]!)) return timestampParses(text.slice(text.length - weekday[2]!.length));
   // ISO 8601 date with optional time.
   let m = new RegExp(String.raw`^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ]+${TIME}\s*(am|pm)?${TZ})?$`, "i").exec(text);
   if (m) return validDate(+m[1]!, +m[2]!, +m[3]!) && (m[4] === undefined || validTime(m[4], m[5]!, m[6], m[8]?.toLowerCase()));
@@ -60,7 +65,7 @@ export function timestampParses(value: string): boolean {
   m = /^(\d{4})(\d{2})(\d{2})(?:T?(\d{2})(\d{2})(\d{2})?)?$/.exec(text);
   if (m) return validDate(+m[1]!, +m[2]!, +m[3]!) && (m[4] === undefined || validTime(m[4], m[5]!, m[6]));
   // Slashed or dotted dates: Y/M/D, M/D/Y (or D/M/Y when the first part cannot be a month).
-  m = new RegExp(String.raw`^(\d{1,4})([/.])(\d{1,2})\2(\d{1,4})(?:[ T,]+${TIME}\s*(am|pm)?)?$`, "i").exec(text);
+  m = new RegExp(String.raw`^(\d{1,4})([/.-])(\d{1,2})\2(\d{1,4})(?:[ T,]+${TIME}\s*(am|pm)?)?$`, "i").exec(text);
   if (m) {
     const [a, b, c] = [+m[1]!, +m[3]!, +m[4]!];
     const timeOk = m[5] === undefined || validTime(m[5], m[6]!, m[7], m[9]?.toLowerCase());
@@ -90,6 +95,7 @@ export function timestampParses(value: string): boolean {
       sawWeekday = true;
     }
     else if (t === "am" || t === "pm" || t === "a.m" || t === "p.m") ampm = t[0] === "a" ? "am" : "pm";
+    else if (TZ_WORDS.has(t) && clock) continue;
     else if (timeTok) {
       if (clock) return false;
       clock = timeTok;
