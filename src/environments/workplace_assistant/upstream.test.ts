@@ -1,5 +1,6 @@
 // The port against NeMo Gym's own Python (07d6b0d, pandas 2.3): testdata/upstream_cases.json was written
 // by testdata/generate.py running the upstream tools and reward (see testdata/README.md).
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Frame } from "./frame.js";
@@ -10,8 +11,9 @@ import { toolReply } from "./reply.js";
 type Action = { name: string; arguments: string };
 const cases = JSON.parse(readFileSync(new URL("./testdata/upstream_cases.json", import.meta.url), "utf8")) as {
   pandas: string;
-  sequences: Array<{ actions: Action[]; outputs: Array<{ output?: unknown; error?: string }>; state: Frame[] }>;
+  sequences: Array<{ actions: Action[]; outputs: Array<{ output?: unknown; error?: string }>; state: Array<{ columns: string[]; index: number[]; rows_sha256: string }> }>;
   pairs: Array<{ ground_truth: Action[]; predicted: Action[]; correct: boolean }>;
+  random_pairs: Array<{ ground_truth: Action[]; predicted: Action[]; correct: boolean }>;
   timestamps: Array<{ value: string; parses: boolean }>;
 };
 
@@ -22,8 +24,13 @@ const fixtureValue = (value: unknown): unknown => {
   if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fixtureValue(v)]));
   return value;
 };
-const rawState = (bench: Workbench): Frame[] =>
-  [bench.calendar.events, bench.email.emails, bench.analytics.plots, bench.projects.tasks, bench.crm.customers].map((f) => ({ columns: f.columns, index: f.index, rows: fixtureValue(f.rows) as unknown[][] }));
+/** A table as the fixture records it: columns, row labels, SHA-256 of the cells as compact JSON. */
+const rawState = (bench: Workbench) =>
+  [bench.calendar.events, bench.email.emails, bench.analytics.plots, bench.projects.tasks, bench.crm.customers].map((f: Frame) => ({
+    columns: f.columns,
+    index: f.index,
+    rows_sha256: createHash("sha256").update(JSON.stringify(fixtureValue(f.rows))).digest("hex"),
+  }));
 
 describe(`workplace_assistant against NeMo Gym's Python tools (pandas ${cases.pandas})`, () => {
   it.each(cases.sequences.map((s, i) => [i, s] as const))("tool sequence %i: every output and the final tables", (_i, sequence) => {
@@ -42,6 +49,14 @@ describe(`workplace_assistant against NeMo Gym's Python tools (pandas ${cases.pa
     expect(got).toEqual(cases.pairs.map((p) => p.correct));
     expect(cases.pairs.filter((p) => p.correct).length).toBeGreaterThan(5);
     expect(cases.pairs.filter((p) => !p.correct).length).toBeGreaterThan(5);
+  });
+
+  it(`is_correct agrees on ${cases.random_pairs.length} seeded random ground truths, each against a mutation of itself`, () => {
+    const got = cases.random_pairs.map((p) => isCorrect(p.predicted, p.ground_truth));
+    const disagreements = cases.random_pairs.filter((p, i) => got[i] !== p.correct);
+    expect(disagreements).toEqual([]);
+    expect(cases.random_pairs.filter((p) => p.correct).length).toBeGreaterThan(50);
+    expect(cases.random_pairs.filter((p) => !p.correct).length).toBeGreaterThan(50);
   });
 
   it("pd.Timestamp accepts and rejects the same strings", () => {

@@ -31,7 +31,11 @@ def clean(value):
 
 
 def frame(df):
-    return {"columns": list(df.columns), "index": [int(i) for i in df.index], "rows": clean(df.values.tolist())}
+    """A table as its columns, row labels and the SHA-256 of its cells as compact JSON (keeps the file small)."""
+    import hashlib
+
+    cells = json.dumps(clean(df.values.tolist()), ensure_ascii=False, separators=(",", ":"))
+    return {"columns": list(df.columns), "index": [int(i) for i in df.index], "rows_sha256": hashlib.sha256(cells.encode()).hexdigest()}
 
 
 def act(tool, **kwargs):
@@ -172,6 +176,93 @@ TIMESTAMPS = [
 ]
 
 
+def random_pairs(seed=15, count=300):
+    """Seeded random ground truths over the mutating tools, each paired with a mutation of itself."""
+    import random
+
+    rng = random.Random(seed)
+    emails = ["00000057", "00000259", "00000373", "00000353", "00000001", "99999999"]
+    events = ["00000013", "00000275", "00000252", "00000001", "12345678"]
+    tasks = ["00000149", "00000037", "00000001", "00000100"]
+    customers = ["00000189", "00000107", "00000014", "00000095", "00000009"]
+    people = ["carlos.rodriguez@atlas.com", "leila.azizi@atlas.com", "raj.patel@atlas.com", "nadia.moreau@atlas.com", "Luis.Ortiz@atlas.com"]
+    texts = ["Sync", "Quarterly review", "Fix login", "hello", "Thanks!"]
+    starts = ["2023-12-01 10:00:00", "2023-12-04T14:30:00", "Dec 5 2023 9am", "next week", "2023-12-32 10:00:00"]
+
+    def one():
+        k = rng.randrange(14)
+        if k == 0:
+            return act("email_send_email", recipient=rng.choice(people + ["bad"]), subject=rng.choice(texts), body=rng.choice(texts))
+        if k == 1:
+            return act("email_delete_email", email_id=rng.choice(emails))
+        if k == 2:
+            return act("email_forward_email", email_id=rng.choice(emails), recipient=rng.choice(people))
+        if k == 3:
+            return act("email_reply_email", email_id=rng.choice(emails), body=rng.choice(texts))
+        if k == 4:
+            return act("calendar_create_event", event_name=rng.choice(texts), participant_email=rng.choice(people), event_start=rng.choice(starts), duration=rng.choice(["30", "60", "0", "x"]))
+        if k == 5:
+            return act("calendar_delete_event", event_id=rng.choice(events))
+        if k == 6:
+            field = rng.choice(["event_name", "participant_email", "event_start", "duration"])
+            value = {"event_name": rng.choice(texts), "participant_email": rng.choice(people), "event_start": rng.choice(starts), "duration": rng.choice(["45", "-1"])}[field]
+            return act("calendar_update_event", event_id=rng.choice(events), field=field, new_value=value)
+        if k == 7:
+            return act("analytics_create_plot", time_min="2023-11-01", time_max=rng.choice(["2023-11-30", "2023-12-31"]), value_to_plot=rng.choice(["total_visits", "user_engaged", "bogus"]), plot_type=rng.choice(["bar", "line", "pie"]))
+        if k == 8:
+            return act("project_management_create_task", task_name=rng.choice(texts), assigned_to_email=rng.choice(people), list_name=rng.choice(["Backlog", "In Review", "Done"]), due_date="2023-12-08", board=rng.choice(["Back end", "Design", "design"]))
+        if k == 9:
+            return act("project_management_delete_task", task_id=rng.choice(tasks))
+        if k == 10:
+            field = rng.choice(["list_name", "board", "assigned_to_email", "task_name", "due_date"])
+            value = {"list_name": rng.choice(["Completed", "completed"]), "board": rng.choice(["Front end", "Back End"]), "assigned_to_email": rng.choice(people), "task_name": rng.choice(texts), "due_date": "2023-12-15"}[field]
+            return act("project_management_update_task", task_id=rng.choice(tasks), field=field, new_value=value)
+        if k == 11:
+            return act("customer_relationship_manager_add_customer", customer_name=rng.choice(["Dakota Thomas", "Ann Lee"]), assigned_to_email=rng.choice(people), status=rng.choice(["Lead", "Won", "lead"]), **rng.choice([{}, {"customer_email": "A@B.com"}, {"notes": "called"}]))
+        if k == 12:
+            return act("customer_relationship_manager_delete_customer", customer_id=rng.choice(customers))
+        field = rng.choice(["status", "product_interest", "assigned_to_email", "customer_email", "notes", "follow_up_by"])
+        value = {"status": rng.choice(["Won", "won", "Lost"]), "product_interest": rng.choice(["Software", "Gadgets"]), "assigned_to_email": rng.choice(people), "customer_email": "New@Mail.com", "notes": rng.choice(texts), "follow_up_by": "2023-12-20 23:59:00"}[field]
+        return act("customer_relationship_manager_update_customer", customer_id=rng.choice(customers), field=field, new_value=value)
+
+    def mutate(actions):
+        actions = [dict(a) for a in actions]
+        m = rng.randrange(8)
+        if m == 0 or not actions:
+            return actions + [one()]
+        i = rng.randrange(len(actions))
+        if m == 1:
+            return actions[:i] + actions[i + 1:]
+        if m == 2:
+            return list(reversed(actions))
+        if m == 3:
+            return actions + [actions[i]]
+        if m == 4:
+            args = json.loads(actions[i]["arguments"])
+            key = rng.choice(sorted(args))
+            if isinstance(args[key], str):
+                args[key] = args[key].upper() if rng.random() < 0.5 else args[key].lower()
+            actions[i]["arguments"] = json.dumps(args)
+            return actions
+        if m == 5:
+            args = json.loads(actions[i]["arguments"])
+            key = rng.choice(sorted(args))
+            if isinstance(args[key], str) and args[key].isdigit():
+                args[key] = int(args[key])
+            actions[i]["arguments"] = json.dumps(args)
+            return actions
+        if m == 6:
+            actions[i] = one()
+            return actions
+        return actions
+
+    pairs = []
+    for _ in range(count):
+        gt = [one() for _ in range(rng.randrange(1, 4))]
+        pairs.append((gt, mutate(gt)))
+    return pairs
+
+
 def timestamp_ok(value):
     try:
         pd.Timestamp(value)
@@ -189,7 +280,11 @@ out = {
 for key, predicted in PAIRS:
     with contextlib.redirect_stdout(io.StringIO()):
         out["pairs"].append({"ground_truth": GT[key], "predicted": predicted, "correct": bool(utils.is_correct(predicted, GT[key], None))})
+out["random_pairs"] = []
+for gt, predicted in random_pairs():
+    with contextlib.redirect_stdout(io.StringIO()):
+        out["random_pairs"].append({"ground_truth": gt, "predicted": predicted, "correct": bool(utils.is_correct(predicted, gt, None))})
 with open(sys.argv[2], "w") as f:
-    json.dump(out, f, indent=1, ensure_ascii=False)
+    json.dump(out, f, ensure_ascii=False, separators=(",", ":"))
     f.write("\n")
 print("wrote", sys.argv[2], len(out["sequences"]), "sequences", len(out["pairs"]), "pairs", len(out["timestamps"]), "timestamps")
