@@ -4,7 +4,7 @@
 // the reward compares.
 import { records, type Frame } from "./frame.js";
 import { bind, type Kwargs } from "./kwargs.js";
-import { PyError, pyIn, pyStr, truthy } from "./py.js";
+import { PyError, PyFloat, pyIn, pyStr, truthy } from "./py.js";
 
 const PLOTTABLE = ["total_visits", "session_duration_seconds", "user_engaged", "visits_direct", "visits_referral", "visits_search_engine", "visits_social_media"];
 const PLOT_TYPES = ["bar", "line", "scatter", "histogram"];
@@ -36,7 +36,7 @@ export class AnalyticsTool {
   }
 
   /** `groupby("date_of_visit")` then a per-day value, days in sorted order. */
-  private perDay(rows: Array<Record<string, unknown>>, value: (group: Array<Record<string, unknown>>) => number): Record<string, number> {
+  private perDay(rows: Array<Record<string, unknown>>, value: (group: Array<Record<string, unknown>>) => number | PyFloat): Record<string, number | PyFloat> {
     const groups = new Map<string, Array<Record<string, unknown>>>();
     for (const r of rows) {
       const day = r.date_of_visit as string;
@@ -51,7 +51,7 @@ export class AnalyticsTool {
     if (!truthy(visitor_id)) return "Visitor ID not provided.";
     const found = this.visits.filter((r) => r.visitor_id === visitor_id);
     if (!found.length) return "Visitor not found.";
-    return this.durationsAreFloats ? found.map((r) => ({ ...r, session_duration_seconds: Number(r.session_duration_seconds) })) : found;
+    return this.durationsAreFloats ? found.map((r) => ({ ...r, session_duration_seconds: new PyFloat(Number(r.session_duration_seconds)) })) : found;
   }
 
   create_plot(kwargs: Kwargs): string {
@@ -86,6 +86,6 @@ export class AnalyticsTool {
   get_average_session_duration(kwargs: Kwargs): unknown {
     const { time_min, time_max } = bind("AnalyticsTool.get_average_session_duration", { time_min: null, time_max: null }, kwargs);
     if (!truthy(time_min) && !truthy(time_max)) this.durationsAreFloats = true;
-    return this.perDay(this.window(time_min, time_max), (g) => g.reduce((s, r) => s + Number(r.session_duration_seconds), 0) / g.length);
+    return this.perDay(this.window(time_min, time_max), (g) => new PyFloat(g.reduce((s, r) => s + Number(r.session_duration_seconds), 0) / g.length));
   }
 }

@@ -118,3 +118,17 @@ export function zfill(s: string, width: number): string {
 /** Python `str.split()` with no separator: runs of whitespace split, ends dropped. */
 // eslint-disable-next-line no-control-regex -- Python counts the file/group/record/unit separators as whitespace.
 export const pySplitWords = (s: string): string[] => s.split(/[\s\u001c-\u001f\u0085]+/u).filter((w) => w !== "");
+
+/** A Python float in a tool's result: written `12.0`, not `12`, in the JSON reply. */
+export class PyFloat {
+  constructor(readonly value: number) {}
+}
+
+/** Python's `repr` of a finite float as its JSON encoder writes it. */
+export function pyFloatText(value: number): string {
+  if (Number.isInteger(value) && Math.abs(value) < 1e16) return value.toFixed(1);
+  const text = String(value);
+  // JavaScript writes 1e21 and above as 1e+21 (Python too) but 1e16..1e21 in full; Python uses exponents from 1e16.
+  if (Math.abs(value) >= 1e16 && !text.includes("e")) return value.toExponential().replace(/\.?0*e/, "e");
+  return text.replace(/e-(\d)$/, "e-0$1");
+}

@@ -2,10 +2,17 @@
 // non-null fields are the keyword arguments, the reply is `{"output": result}`, and a failing call
 // answers `{"output": "Error executing tool '<name>': <error>"}` so the model can correct itself.
 import { pyMessage } from "./email.js";
+import { PyFloat, pyFloatText } from "./py.js";
 import type { Workbench } from "./workbench.js";
 
-/** Python's `json.dumps` spelling of numbers in a reply (NaN cells written as null). */
-const replacer = (_key: string, value: unknown) => (typeof value === "number" && !Number.isFinite(value) ? null : value);
+/** The reply as FastAPI writes it (compact, non-ASCII kept): floats as Python spells them, NaN cells as null. */
+function dumps(value: unknown): string {
+  if (value instanceof PyFloat) return Number.isFinite(value.value) ? pyFloatText(value.value) : "null";
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "null";
+  if (Array.isArray(value)) return `[${value.map(dumps).join(",")}]`;
+  if (value !== null && typeof value === "object") return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${dumps(v)}`).join(",")}}`;
+  return JSON.stringify(value ?? null);
+}
 
 export function toolReply(bench: Workbench, name: string, body: unknown): string {
   const fields = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
@@ -16,5 +23,5 @@ export function toolReply(bench: Workbench, name: string, body: unknown): string
   } catch (error) {
     output = `Error executing tool '${name}': ${pyMessage(error)}`;
   }
-  return JSON.stringify({ output }, replacer);
+  return dumps({ output });
 }

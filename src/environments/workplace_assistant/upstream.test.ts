@@ -11,7 +11,7 @@ import { toolReply } from "./reply.js";
 type Action = { name: string; arguments: string };
 const cases = JSON.parse(readFileSync(new URL("./testdata/upstream_cases.json", import.meta.url), "utf8")) as {
   pandas: string;
-  sequences: Array<{ actions: Action[]; outputs: Array<{ output?: unknown; error?: string }>; state: Array<{ columns: string[]; index: number[]; rows_sha256: string }> }>;
+  sequences: Array<{ actions: Action[]; outputs: Array<{ output?: unknown; error?: string; reply_text: string | null }>; state: Array<{ columns: string[]; index: number[]; rows_sha256: string }> }>;
   pairs: Array<{ ground_truth: Action[]; predicted: Action[]; correct: boolean }>;
   random_pairs: Array<{ ground_truth: Action[]; predicted: Action[]; correct: boolean }>;
   timestamps: Array<{ value: string; parses: boolean }>;
@@ -35,12 +35,13 @@ const rawState = (bench: Workbench) =>
 describe(`workplace_assistant against NeMo Gym's Python tools (pandas ${cases.pandas})`, () => {
   it.each(cases.sequences.map((s, i) => [i, s] as const))("tool sequence %i: every output and the final tables", (_i, sequence) => {
     const bench = new Workbench();
-    const outputs = sequence.actions.map((action) => {
-      const reply = JSON.parse(toolReply(bench, action.name, safeParse(action.arguments))) as { output: unknown };
-      return reply.output;
-    });
+    const texts = sequence.actions.map((action) => toolReply(bench, action.name, safeParse(action.arguments)));
+    const outputs = texts.map((text) => (JSON.parse(text) as { output: unknown }).output);
     const expected = sequence.outputs.map((o) => (o.error !== undefined ? o.error : nullNaN(o.output)));
     expect(outputs).toEqual(expected);
+    // Byte for byte as NeMo Gym's route writes them, wherever it can write them at all (not with a NaN cell).
+    const written = sequence.outputs.map((o, i) => (o.reply_text === null ? null : texts[i]));
+    expect(written).toEqual(sequence.outputs.map((o) => o.reply_text));
     expect(rawState(executeActions(sequence.actions))).toEqual(sequence.state);
   });
 

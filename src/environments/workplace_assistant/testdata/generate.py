@@ -4,7 +4,7 @@ and writes what they answer to upstream_cases.json, so the TypeScript port is ch
     ./generate.sh            # extracts the upstream folder from the mirror, runs this under pandas 2.3
 
 Arguments: <folder holding resources_servers/workplace_assistant at 07d6b0d> <output json>.
-Every input is written out below (no randomness), so a rerun writes the same file.
+Inputs are written out below or drawn from a seeded random.Random(15), so a rerun writes the same file.
 """
 import io
 import json
@@ -80,6 +80,14 @@ SEQUENCES = [
 ]
 
 
+def reply_text(result):
+    """The route's reply body as Starlette's JSONResponse renders it; None where it cannot (a NaN cell)."""
+    try:
+        return json.dumps({"output": result}, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"), default=lambda o: o.item())
+    except ValueError:
+        return None
+
+
 def run_sequence(actions):
     env = utils.get_tools(["email", "calendar", "analytics", "project_management", "customer_relationship_manager"])
     outputs = []
@@ -87,9 +95,10 @@ def run_sequence(actions):
         try:
             args = json.loads(a["arguments"])
             result = env["functions"][a["name"]](**args)
-            outputs.append({"output": clean(result)})
+            outputs.append({"output": clean(result), "reply_text": reply_text(result)})
         except Exception as e:  # the route's answer for a failing call
-            outputs.append({"error": f"Error executing tool '{a['name']}': {e}"})
+            error = f"Error executing tool '{a['name']}': {e}"
+            outputs.append({"error": error, "reply_text": reply_text(error)})
     return outputs
 
 
