@@ -10,13 +10,15 @@ import { toolReply } from "./reply.js";
 import { isCorrect, Workbench } from "./workbench.js";
 
 const GroundTruth = z.union([z.array(z.record(z.string(), z.string())), z.string()]);
+/** Pydantic's lax `int`: an integer, a bool, or a string holding one. */
+const LaxInt = z.union([z.number().int(), z.boolean(), z.string().regex(/^\s*[+-]?\d+(_\d+)*\s*$/)]);
 
 export default defineEnvironment({
   id: "workplace_assistant",
   description: "Workplace assistant multi-step tool-using environment: reward when the tool calls leave the sandbox as the ground-truth calls do.",
   rowFields: {
     ground_truth: GroundTruth,
-    id: z.number().int(),
+    id: LaxInt,
     category: z.string(),
     environment_name: z.string(),
   },

@@ -69,6 +69,10 @@ describe("reward rules (plain HTTP)", () => {
     expect(await reward(del, [...del.ground_truth].reverse())).toBe(1);
     expect(await reward(del, del.ground_truth.slice(1))).toBe(0);
   });
+  it("id is read as pydantic reads an int: \"7\" passes, 1.5 → 422", async () => {
+    expect(await reward({ ...EXAMPLES[0], id: "7" }, EXAMPLES[0]!.ground_truth)).toBe(1);
+    expect((await env.request("/verify", { ...EXAMPLES[0], id: 1.5, response: responseWith([assistantMessage("x")]) })).status).toBe(422);
+  });
   it("a row without ground_truth → 422", async () => {
     const { ground_truth: _omit, ...bare } = EXAMPLES[0]!;
     void _omit;
