@@ -55,6 +55,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     single_step_tool_use_with_argument_comparison: () => import("../environments/single_step_tool_use_with_argument_comparison/index.js"),
     example_mcp_weather: () => import("../environments/example_mcp_weather/index.js"),
     calendar: () => import("../environments/calendar/index.js"),
+    workplace_assistant: () => import("../environments/workplace_assistant/index.js"),
 
     // SQL and ARC
     arc_agi: () => import("../environments/arc_agi/index.js"),
