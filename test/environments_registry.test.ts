@@ -59,3 +59,17 @@ describe("environment folders", () => {
     expect(folders.map((entry) => entry.name).sort()).toEqual(builtinIds("resources_servers").sort());
   });
 });
+
+describe("the README's table of NeMo Gym's catalog", () => {
+  it("lists NeMo Gym's 113 resources servers once each, and marks native exactly the registered ones", () => {
+    const readme = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## NeMo Gym's catalog"), readme.indexOf("## NeMo Gym interop"));
+    const rows = [...section.matchAll(/^\| `([a-z0-9_]+)` \| (.+?) \| (.+) \|$/gm)].map(([, id, kind, how]) => ({ id: id!, native: kind!.startsWith("[native]"), how: how! }));
+    expect(rows).toHaveLength(113);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(113);
+    // Gymkit's own python_tool is not one of NeMo Gym's servers.
+    const registered = builtinIds("resources_servers").filter((id) => id !== "python_tool");
+    expect(rows.filter((r) => r.native).map((r) => r.id).sort()).toEqual([...registered].sort());
+    for (const row of rows) expect(row.how).toContain(row.native ? `--resources-server ${row.id}` : `resources_servers/${row.id}/configs/`);
+  });
+});
