@@ -14,7 +14,7 @@ import { PYTHON } from "../../sandbox/languages.js";
 import { sharedSandbox } from "../../sandbox/shared.js";
 import { extractFimCode, postprocessCompletion } from "./completion.js";
 import { FIM_HARNESS } from "./harness.js";
-import { passMajorityAggregate } from "./metrics.js";
+import { passMajorityAggregate } from "../../metrics/pass_majority_aggregate.js";
 
 const SPLITS = ["single_line", "multi_line", "random_span", "random_span_light"] as const;
 type Split = (typeof SPLITS)[number];

@@ -12,7 +12,7 @@ import { sharedSandbox } from "../../sandbox/shared.js";
 import { datasetOf, readTaskFile, taskFilePath, type EvalPlusDataset } from "./dataset.js";
 import { extractCodeStrict } from "./extract.js";
 import { EVALPLUS_HARNESS } from "./harness.js";
-import { passMajorityAggregate } from "./metrics.js";
+import { passMajorityAggregate } from "../../metrics/pass_majority_aggregate.js";
 
 const Config = z.strictObject({
   /** NeMo Gym's: checks at once. */

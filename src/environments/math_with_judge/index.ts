@@ -10,7 +10,7 @@ import { outputText, ResponsesCreateParams, ServerRef } from "../../protocol/ind
 import { callJudge, finalJudgeText, firstLabelIs, JudgeFailure, judgeRequest, type JudgeEvaluation } from "../../verifiers/judge.js";
 import { MathVerifierPool } from "../../verifiers/math/pool.js";
 import { defineEnvironment } from "../../environment_kit/define.js";
-import { JUDGE_EQUAL, JUDGE_NOT_EQUAL, JUDGE_SYSTEM_PROMPT, judgeUserPrompt } from "./prompt.js";
+import { JUDGE_EQUAL, JUDGE_NOT_EQUAL, JUDGE_SYSTEM_PROMPT, judgeUserPrompt } from "../../verifiers/math/judge_prompt.js";
 
 const Config = z.strictObject({
   judge_model_server: ServerRef,

@@ -6,7 +6,7 @@ import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDispatcher } from "../../http/client.js";
 import mathWithJudge from "./index.js";
-import { JUDGE_SYSTEM_PROMPT } from "./prompt.js";
+import { JUDGE_SYSTEM_PROMPT } from "../../verifiers/math/judge_prompt.js";
 import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import vllmModel from "../../models/vllm_model.js";
 import { METADATA_KEYS } from "../../http/implementation.js";

@@ -11,7 +11,7 @@ import { callJudge, finalJudgeText, firstLabelIs, JudgeFailure, judgeRequest, ty
 import { MathVerifierPool } from "../../verifiers/math/pool.js";
 import { highestKMetrics } from "../../metrics/highest_k.js";
 import { computePassMajorityMetrics, computeSubsetMetrics, computeWeightedMetrics, groupByTask, mathScores } from "./metrics.js";
-import { JUDGE_EQUAL, JUDGE_NOT_EQUAL, JUDGE_SYSTEM_PROMPT, judgeUserPrompt } from "./prompt.js";
+import { JUDGE_EQUAL, JUDGE_NOT_EQUAL, JUDGE_SYSTEM_PROMPT, judgeUserPrompt } from "../../verifiers/math/judge_prompt.js";
 
 const Config = z.strictObject({
   judge_model_server: ServerRef,

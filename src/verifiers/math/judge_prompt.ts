@@ -1,5 +1,5 @@
-// The judge prompt of NeMo Gym's math_with_judge: judge only mathematical equivalence, end with one
-// label. The user message layout is NeMo Gym's exactly; judges are prompted with it as is.
+// The judge prompt of NeMo Gym's math_with_judge (07d6b0d), which polymath inherits: judge only
+// mathematical equivalence, end with one label. The user message layout is NeMo Gym's exactly.
 
 export const JUDGE_EQUAL = "[[A=B]]";
 export const JUDGE_NOT_EQUAL = "[[A!=B]]";
