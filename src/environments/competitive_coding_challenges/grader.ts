@@ -45,7 +45,7 @@ async function runBatch(problem: ProblemMeta, submission: Submission, tests: Arr
   tests.forEach(([, data], i) => {
     for (const [name, text] of [["input.txt", data.input], ["correct_output.txt", data.output]] as const) {
       // ccc_eval.py writes tests as latin-1; a character beyond it fails that test.
-      if (/[^\u0000-\u00ff]/.test(text)) encodingErrors.set(i, `'latin-1' codec can't encode character in ${name}`);
+      if ([...text].some((c) => c.codePointAt(0)! > 0xff)) encodingErrors.set(i, `'latin-1' codec can't encode character in ${name}`);
       files[`tests/${i}/${name}`] = Buffer.from(text, "latin1");
     }
   });

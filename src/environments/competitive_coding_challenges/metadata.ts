@@ -33,14 +33,6 @@ export interface ProblemMeta {
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function looksLikeProblem(v: unknown): boolean {
-  return isObject(v) && "grader_files" in v && "compile" in v && "run" in v && ("all_tests" in v || "tests" in v);
-}
-
-function looksLikeLegacyProblem(v: unknown): boolean {
-  return isObject(v) && Object.keys(v).length > 0 && Object.values(v).every((s) => isObject(s) && "grader_files" in s && "compile" in s && "run" in s && "tests" in s);
-}
-
 /** Python truthiness for the values a metadata file holds. */
 function truthy(v: unknown): boolean {
   if (v === null || v === undefined || v === false || v === 0 || v === "") return false;

@@ -7,7 +7,7 @@
 // pass@1[avg-of-k] and pass@k of accuracy, and total_score.
 import type { AggregateResult } from "../../metrics/aggregate.js";
 import { passAtKMetrics } from "../../metrics/pass_at_k.js";
-import { highestKEntries } from "../evalplus/metrics.js";
+import { highestKMetrics } from "../../metrics/subsets.js";
 import type { CccMetadata } from "./metadata.js";
 
 type Row = Record<string, unknown>;
@@ -24,6 +24,9 @@ export function accuracy(row: Row): { accuracy: number } {
   if (results.length === 0) return { accuracy: 0.0 };
   return { accuracy: results.every((r) => num(r?.score) > 0) ? 1.0 : 0.0 };
 }
+
+/** NeMo Gym's `score_names=["accuracy"]`: only the entries of that score. */
+const accuracyOnly = (entries: Record<string, number>) => Object.fromEntries(Object.entries(entries).filter(([key]) => key.endsWith("/accuracy")));
 
 export function cccAggregate(rows: Row[], defaults: AggregateResult, metadata: CccMetadata | null): AggregateResult {
   const { metrics, per_sample_aggregate, metric_weights } = passAtKMetrics(rows, { scores: accuracy, answerKey: "extracted_code" });
@@ -57,8 +60,8 @@ export function cccAggregate(rows: Row[], defaults: AggregateResult, metadata: C
   // A nested value, as NeMo Gym's override returns it (JSON carries it as is).
   (agent_metrics as Record<string, unknown>).per_problem_subtask_scores = perProblem;
   const key_metrics: Record<string, number> = {
-    ...highestKEntries(agent_metrics, "pass@1[avg-of-{k}]", ["accuracy"]),
-    ...highestKEntries(agent_metrics, "pass@{k}", ["accuracy"]),
+    ...accuracyOnly(highestKMetrics(agent_metrics, "pass@1[avg-of-{k}]")),
+    ...accuracyOnly(highestKMetrics(agent_metrics, "pass@{k}")),
     total_score: agent_metrics.total_score!,
   };
   return { agent_metrics, key_metrics, group_level_metrics: defaults.group_level_metrics, per_sample_aggregate, metric_weights };
