@@ -15,16 +15,20 @@ export function pyFloat(text: string): number | null {
   return Number(text.replace(/_/g, ""));
 }
 
-/** `round(x, ndigits)` for ndigits ≥ 0, half to even (exact where x · 10^ndigits is exact, as for the scores here). */
+/**
+ * `round(x, ndigits)` for ndigits ≥ 0: the exact binary value of x rounded to ndigits decimals, half to
+ * even (so round(0.35, 1) is 0.3: 0.35 is stored just below it). `toFixed(100)` gives x's exact decimal
+ * digits for the magnitudes scores have (≥ 2^-47).
+ */
 export function pyRound(x: number, ndigits: number): number {
-  if (!Number.isFinite(x)) return x;
-  const factor = 10 ** ndigits;
-  const y = x * factor;
-  const floor = Math.floor(y);
-  const diff = y - floor;
-  let r: number;
-  if (diff > 0.5) r = floor + 1;
-  else if (diff < 0.5) r = floor;
-  else r = floor % 2 === 0 ? floor : floor + 1;
-  return r / factor;
+  if (!Number.isFinite(x) || ndigits > 90) return x;
+  const negative = x < 0;
+  const [whole, frac] = Math.abs(x).toFixed(100).split(".") as [string, string];
+  const kept = BigInt(whole + frac.slice(0, ndigits));
+  const rest = frac.slice(ndigits);
+  const half = "5".padEnd(rest.length, "0");
+  let rounded = kept;
+  if (rest > half || (rest === half && kept % 2n === 1n)) rounded = kept + 1n;
+  const value = Number(rounded) / 10 ** ndigits;
+  return negative ? -value : value;
 }
