@@ -183,7 +183,7 @@ describe("/verify graded in the sandbox on repository-made problems", () => {
     const failed = broken.details.test_case_results.all_tests.outputs;
     expect(failed).toHaveLength(1); // the first failure ends what a "min" subtask keeps
     expect(failed[0]).toMatchObject({ compile_success: false, run_stdout: "", run_stderr: "", error: "", score: 0 });
-    expect(failed[0].compile_stderr).toContain("'x' was not declared");
+    expect(failed[0].compile_stderr).toMatch(/x. was not declared/);
   }, 240_000);
 
   it("scores subtasks: partial credit, min over tests, sum_tests, the whole problem, and the fraction mode", async () => {
@@ -255,9 +255,14 @@ describe("NeMo Gym's config and recorded rollouts", () => {
       expect(rows.map((r) => r.reward).sort()).toEqual([0, 0, 0, 0, 1]);
       expect(rows.every((r) => r.num_tests_run === 11 && r.subtask_score === 11 && r.name === "A-makingmexes")).toBe(true);
       const [metrics] = JSON.parse(readFileSync(out.replace(/\.jsonl$/, "_aggregate_metrics.json"), "utf8")) as Array<Record<string, any>>;
-      expect(metrics!.agent_metrics).toMatchObject({ "mean/reward": 0.2, "pass@1/accuracy": 20, "pass@1[avg-of-1]/accuracy": 20, total_score: 11 });
-      expect(metrics!.agent_metrics.per_problem_subtask_scores).toEqual({ makingmexes: { total: { score: 11, max_score: 11 }, subtasks: { all_tests: { score: 11, max_score: 11 } } } });
-      expect(metrics!.key_metrics).toEqual({ "pass@1[avg-of-1]/accuracy": 20, "pass@1/accuracy": 20, total_score: 11 });
+      // The five identical rows are one task with five rollouts, one of them correct.
+      expect(rows.map((r) => r._ng_task_index)).toEqual([0, 0, 0, 0, 0]);
+      expect(metrics!.agent_metrics).toMatchObject({ "mean/reward": 0.2, "pass@5/accuracy": 100, "pass@1[avg-of-5]/accuracy": 20, "majority@5/accuracy": 0, total_score: 11 });
+      expect(metrics!.agent_metrics["pass@1/accuracy"]).toBeCloseTo(20, 9);
+      // The environment's /aggregate_metrics returns per_problem_subtask_scores (see "metrics override"
+      // above), but the collector's chunk merge keeps numeric agent metrics only: not in the file yet.
+      expect(metrics!.agent_metrics.per_problem_subtask_scores).toBeUndefined();
+      expect(metrics!.key_metrics).toEqual({ "pass@1[avg-of-5]/accuracy": 20, "pass@5/accuracy": 100, total_score: 11 });
     } finally {
       checkout.remove();
     }
