@@ -95,6 +95,17 @@ describe("Python's float() and round()", () => {
   });
 });
 
+describe("agreement with CPython (testdata/python_numbers.json, made by make_python_numbers.py)", () => {
+  const fixture = JSON.parse(readFileSync(fileURLToPath(new URL("./testdata/python_numbers.json", import.meta.url)), "utf8")) as { float: Array<[string, number | string | null]>; round: Array<[number, number, number]> };
+  const decode = (v: number | string | null) => (v === "nan" ? NaN : v === "inf" ? Infinity : v === "-inf" ? -Infinity : v);
+  it("float(text.strip()) on every case", () => {
+    expect(fixture.float.map(([text]) => pyFloat(text.trim()))).toEqual(fixture.float.map(([, v]) => decode(v)));
+  });
+  it("round(x, n) on every case", () => {
+    expect(fixture.round.map(([x, n]) => pyRound(x, n))).toEqual(fixture.round.map(([, , v]) => v));
+  });
+});
+
 describe("scoring and reward rules", () => {
   const out = (score: number, test_name?: string) => ({ score, ...(test_name ? { test_name } : {}) });
   it("scores a min subtask by its worst test times its score (rounded), a sum_tests one by tests above 0", () => {

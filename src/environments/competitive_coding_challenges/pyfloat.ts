@@ -4,8 +4,21 @@
 const DECIMAL = /^[+-]?((\d(_?\d)*)(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)([eE][+-]?\d(_?\d)*)?$/;
 const SPECIAL = /^[+-]?(inf|infinity|nan)$/i;
 
+const ND = /\p{Nd}/u;
+
+/** Python reads any Unicode decimal digit as its value: digits come in runs of ten from 0. */
+function asciiDigits(text: string): string {
+  return text.replace(/\p{Nd}/gu, (c) => {
+    const cp = c.codePointAt(0)!;
+    let start = cp;
+    while (ND.test(String.fromCodePoint(start - 1))) start--;
+    return String((cp - start) % 10);
+  });
+}
+
 /** `float(text)` for an already stripped text, or null where Python raises ValueError. */
-export function pyFloat(text: string): number | null {
+export function pyFloat(raw: string): number | null {
+  const text = asciiDigits(raw);
   if (SPECIAL.test(text)) {
     const negative = text.startsWith("-");
     if (/nan/i.test(text)) return NaN;
