@@ -17,6 +17,8 @@ import { aggregateSubtask, patchRunScript, type EntryResult } from "./grader.js"
 import { binaryReward, fractionReward } from "./reward.js";
 import { cccAggregate } from "./metrics.js";
 import { lastAssistantText } from "./text.js";
+import { programFor } from "../../sandbox/languages.js";
+import { sharedSandbox } from "../../sandbox/shared.js";
 import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { aggregateMetrics } from "../../metrics/aggregate.js";
 import { startFakeEngine, type FakeEngine } from "../../../test/doubles/fake_engine.js";
@@ -235,6 +237,17 @@ const SIMPLE_AGENT = [
   "+simple_agent.responses_api_agents.simple_agent.model_server.type=responses_api_models",
   "+simple_agent.responses_api_agents.simple_agent.model_server.name=policy_model",
 ];
+
+describe("the sandbox's cpp language", () => {
+  it("compiles C++17 and runs it on stdin; a compile error exits 1 with the compiler's message", async () => {
+    const sandbox = await sharedSandbox();
+    const ok = await sandbox.run({ ...programFor("cpp", "#include <bits/stdc++.h>\nint main(){int a,b;std::cin>>a>>b;auto [x,y]=std::pair{a+b,a*b};std::cout<<x<<' '<<y<<'\\n';}"), stdin: "3 4\n", limits: { wallMs: 120_000 } });
+    expect([ok.status, ok.exitCode, ok.stdout]).toEqual(["ok", 0, "7 12\n"]);
+    const bad = await sandbox.run({ ...programFor("cpp", "int main(){ return y; }"), limits: { wallMs: 120_000 } });
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stderr).toMatch(/y. was not declared/);
+  }, 240_000);
+});
 
 describe("NeMo Gym's config and recorded rollouts", () => {
   let dir: string;
