@@ -55,6 +55,14 @@ export function compactRow(row: Record<string, unknown>): Record<string, unknown
     if (typeof value === "number" || typeof value === "boolean" || value === null) out[key] = value;
     else if (typeof value === "string" && value.length <= 1024) out[key] = value;
     else if (key === "agent_ref" || key === "reward_components") out[key] = value;
+    else if (key === "details") {
+      // competitive_coding_challenges' metrics read each subtask's score (not the per-test outputs).
+      const results = (value as { test_case_results?: unknown } | null)?.test_case_results;
+      if (results && typeof results === "object" && !Array.isArray(results)) {
+        const scores = Object.entries(results as Record<string, { score?: unknown } | null>).map(([name, r]) => [name, { score: r?.score ?? null }]);
+        out.details = { test_case_results: Object.fromEntries(scores) };
+      }
+    }
   }
   const usage = (row.response as { usage?: unknown } | undefined)?.usage;
   if (usage) out.response = { usage };

@@ -67,6 +67,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     math_with_code: () => import("../environments/math_with_code/index.js"),
     evalplus: () => import("../environments/evalplus/index.js"),
     code_fim: () => import("../environments/code_fim/index.js"),
+    competitive_coding_challenges: () => import("../environments/competitive_coding_challenges/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
