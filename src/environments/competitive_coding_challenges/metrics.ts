@@ -7,7 +7,7 @@
 // pass@1[avg-of-k] and pass@k of accuracy, and total_score.
 import type { AggregateResult } from "../../metrics/aggregate.js";
 import { passAtKMetrics } from "../../metrics/pass_at_k.js";
-import { highestKMetrics } from "../../metrics/subsets.js";
+import { highestKMetrics } from "../../metrics/highest_k.js";
 import type { CccMetadata } from "./metadata.js";
 
 type Row = Record<string, unknown>;
@@ -26,8 +26,6 @@ export function accuracy(row: Row): { accuracy: number } {
 }
 
 /** NeMo Gym's `score_names=["accuracy"]`: only the entries of that score. */
-const accuracyOnly = (entries: Record<string, number>) => Object.fromEntries(Object.entries(entries).filter(([key]) => key.endsWith("/accuracy")));
-
 export function cccAggregate(rows: Row[], defaults: AggregateResult, metadata: CccMetadata | null): AggregateResult {
   const { metrics, per_sample_aggregate, metric_weights } = passAtKMetrics(rows, { scores: accuracy, answerKey: "extracted_code" });
   const best = new Map<string, Map<string, number>>();
@@ -60,8 +58,8 @@ export function cccAggregate(rows: Row[], defaults: AggregateResult, metadata: C
   // A nested value, as NeMo Gym's override returns it (JSON carries it as is).
   (agent_metrics as Record<string, unknown>).per_problem_subtask_scores = perProblem;
   const key_metrics: Record<string, number> = {
-    ...accuracyOnly(highestKMetrics(agent_metrics, "pass@1[avg-of-{k}]")),
-    ...accuracyOnly(highestKMetrics(agent_metrics, "pass@{k}")),
+    ...(highestKMetrics(agent_metrics, "pass@1[avg-of-{k}]", ["accuracy"]) as Record<string, number>),
+    ...(highestKMetrics(agent_metrics, "pass@{k}", ["accuracy"]) as Record<string, number>),
     total_score: agent_metrics.total_score!,
   };
   return { agent_metrics, key_metrics, group_level_metrics: defaults.group_level_metrics, per_sample_aggregate, metric_weights };
