@@ -5,7 +5,6 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import simpleAgent from "../src/agents/simple_agent.js";
 import { METADATA_KEYS } from "../src/http/implementation.js";
 import { builtinIds, environmentConfigPath, loadImplementation, PACKAGE_ROOT } from "../src/orchestrate/registry.js";
 
@@ -18,13 +17,14 @@ describe("built-in environments", () => {
       const implementation = await loadImplementation("resources_servers", id);
       expect(implementation.id).toBe(id);
       const config = parse(readFileSync(environmentConfigPath(id), "utf8"));
-      // Two instances: the environment, then its simple agent. Named `<id>` and `<id>_simple_agent`
-      // unless NeMo Gym's example rows name NeMo Gym's own instances (equivalence_rule's `lc_…`).
+      // Two instances: the environment, then its agent (`<id>` and `<id>_simple_agent`, unless NeMo
+      // Gym's example rows name NeMo Gym's own instances, such as equivalence_rule's `lc_…`).
       const [instance, agentName] = Object.keys(config);
       expect(Object.keys(config)).toHaveLength(2);
-      expect(agentName).toBe(`${instance}_simple_agent`);
       implementation.configSchema.parse(withoutMetadata(config[instance!].resources_servers[id]));
-      const agent = simpleAgent.configSchema.parse(withoutMetadata(config[agentName!].responses_api_agents.simple_agent));
+      const [agentType, agentConfig] = Object.entries(config[agentName!].responses_api_agents)[0]!;
+      const agentImplementation = await loadImplementation("responses_api_agents", agentType);
+      const agent = agentImplementation.configSchema.parse(withoutMetadata(agentConfig as Record<string, unknown>)) as { resources_server: unknown };
       expect(agent.resources_server).toEqual({ type: "resources_servers", name: instance });
       // The example rows run with this config: any agent they name is its agent.
       const named = new Set(readFileSync(join(PACKAGE_ROOT, "src", "environments", id, "data", "example.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line).agent_ref?.name).filter(Boolean));
