@@ -44,21 +44,25 @@ function wrap(e: Expr, min: number): string {
  * (`Interval(-oo, 0)`, `Interval(3, oo)`), but an open finite end beside it is (`Interval.open(2, oo)`).
  */
 function intervalName(lo: Expr, hi: Expr, lopen: boolean, hopen: boolean): string {
-  const loInfinite = Math.abs(orderValue(lo) ?? 0) === Infinity;
-  const hiInfinite = Math.abs(orderValue(hi) ?? 0) === Infinity;
+  const loInfinite = isInfinity(lo);
+  const hiInfinite = isInfinity(hi);
   const l = lopen || loInfinite;
   const r = hopen || hiInfinite;
   if ((loInfinite && hiInfinite) || (loInfinite && !r) || (hiInfinite && !l) || (!l && !r)) return "Interval";
   return l && r ? "Interval.open" : l ? "Interval.Lopen" : "Interval.Ropen";
 }
 
+/** oo or -oo (as parsed: the constant, or -1 times it). */
+function isInfinity(e: Expr): boolean {
+  if (e.k === "const" && e.name === "oo") return true;
+  if (e.k !== "mul" || e.args.length !== 2) return false;
+  const [a, b] = e.args;
+  return a?.k === "num" && a.v.n === -1n && a.v.d === 1n && b?.k === "const" && b.name === "oo";
+}
+
 /** A real number to order by (±Infinity for ±oo), or undefined when the expression has no fixed value. */
 function orderValue(e: Expr): number | undefined {
-  if (e.k === "const" && e.name === "oo") return Infinity;
-  if (e.k === "mul" && e.args.length === 2) {
-    const [a, b] = e.args;
-    if (a?.k === "num" && a.v.n === -1n && a.v.d === 1n && b?.k === "const" && b.name === "oo") return -Infinity;
-  }
+  if (isInfinity(e)) return e.k === "const" ? Infinity : -Infinity;
   const exact = exactValue(e);
   return exact ? Number(exact.v.n) / Number(exact.v.d) : undefined;
 }
