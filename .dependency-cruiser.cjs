@@ -8,6 +8,7 @@ const LAYERS = [
   ["tokens"],
   ["config"],
   ["http"],
+  ["judge"],
   ["sandbox"],
   ["collect"],
   ["verifiers"],

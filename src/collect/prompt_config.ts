@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { JsonlError, type JsonlLine } from "./jsonl.js";
 import { UserError } from "../config/user_error.js";
+import { FormatTemplateError, parseFormatTemplate, pyFormat, type FormatPiece } from "../protocol/python_format.js";
 
 export interface PromptConfig {
   /** The file it was read from, for messages. */
@@ -43,70 +44,24 @@ export function loadPromptConfig(path: string): PromptConfig {
   return { path, user, ...(typeof system === "string" ? { system } : {}) };
 }
 
-type Piece = { text: string } | { field: string };
-
-/** Splits a str.format template into text and `{field}` pieces; only plain field names are supported. */
-function parseTemplate(template: string, where: string): Piece[] {
-  const pieces: Piece[] = [];
-  let text = "";
-  for (let i = 0; i < template.length; i++) {
-    const c = template[i];
-    if (c === "{" && template[i + 1] === "{") {
-      text += "{";
-      i++;
-    } else if (c === "}" && template[i + 1] === "}") {
-      text += "}";
-      i++;
-    } else if (c === "{") {
-      const end = template.indexOf("}", i);
-      if (end === -1) throw new PromptConfigError(`prompt config ${where}: a \`{\` at character ${i + 1} is never closed (write \`{{\` for a literal brace)`);
-      const field = template.slice(i + 1, end);
-      if (!/^[A-Za-z_]\w*$/.test(field)) {
-        throw new PromptConfigError(`prompt config ${where}: \`{${field}}\` is not supported; placeholders are plain row field names like \`{question}\` (write \`{{\` and \`}}\` for literal braces)`);
-      }
-      if (text) pieces.push({ text });
-      text = "";
-      pieces.push({ field });
-      i = end;
-    } else if (c === "}") {
-      throw new PromptConfigError(`prompt config ${where}: a single \`}\` at character ${i + 1} (write \`}}\` for a literal brace)`);
-    } else {
-      text += c;
-    }
+/** Parses a template, reporting a malformed one as a PromptConfigError naming where it is. */
+function parseTemplate(template: string, where: string): FormatPiece[] {
+  try {
+    return parseFormatTemplate(template);
+  } catch (error) {
+    if (error instanceof FormatTemplateError) throw new PromptConfigError(`prompt config ${where}: ${error.message}`);
+    throw error;
   }
-  if (text) pieces.push({ text });
-  return pieces;
-}
-
-/** A JSON value as Python's str() shows it, which is what NeMo Gym's templates produce. */
-function pythonStr(value: unknown): string {
-  return typeof value === "string" ? value : pythonRepr(value);
-}
-
-function pythonRepr(value: unknown): string {
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  if (typeof value === "number") return String(value);
-  if (typeof value === "string") {
-    const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-    const escaped = value.replaceAll("\\", "\\\\").replaceAll("\n", "\\n").replaceAll("\t", "\\t").replaceAll("\r", "\\r");
-    return `${quote}${quote === "'" ? escaped.replaceAll("'", "\\'") : escaped}${quote}`;
-  }
-  if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
-  return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${pythonRepr(k)}: ${pythonRepr(v)}`).join(", ")}}`;
 }
 
 function fill(template: string, row: Record<string, unknown>, where: string): string {
-  return parseTemplate(template, where)
-    .map((piece) => {
-      if ("text" in piece) return piece.text;
-      if (!Object.hasOwn(row, piece.field)) {
-        throw new Error(`its template references the field \`${piece.field}\`, but the row only has fields: ${Object.keys(row).join(", ") || "(none)"}`);
-      }
-      return pythonStr(row[piece.field]);
-    })
-    .join("");
+  const pieces = parseTemplate(template, where);
+  for (const piece of pieces) {
+    if ("field" in piece && !Object.hasOwn(row, piece.field)) {
+      throw new Error(`its template references the field \`${piece.field}\`, but the row only has fields: ${Object.keys(row).join(", ") || "(none)"}`);
+    }
+  }
+  return pyFormat(pieces, row);
 }
 
 /**

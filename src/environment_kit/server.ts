@@ -13,8 +13,11 @@ import { asNemoGymCreateParams, asNemoGymResponse } from "../protocol/nemo_gym_m
 import { agentMetricsFloats, ROLLOUT_FLOATS } from "../protocol/python_json.js";
 import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput, VerifyResult } from "./types.js";
 import { SessionStore } from "./session_store.js";
+import { withJudgeFailsafe } from "../judge/failure.js";
 import { functionToolOf } from "./tool_schema.js";
 import { mountMcp, seedMetadata, SessionTokens, withNormalizedToolNames, type McpTool } from "./mcp.js";
+
+const judgeFailsafe = withJudgeFailsafe(<T extends VerifyResult>(verify: () => T | Promise<T>) => verify());
 
 export async function buildEnvironmentServer<C, S, R>(
   definition: EnvironmentDefinition<C, S, any, any, any, R>,
@@ -56,7 +59,8 @@ export async function buildEnvironmentServer<C, S, R>(
     const verifyRequest = parseOr422(verifySchema, request.body) as VerifyInput<any>;
     // Over MCP, clients namespace tool names (mcp__<server>__<tool>): scored bare, echoed as emitted.
     const scored = mcpTokens ? withNormalizedToolNames(verifyRequest, instance.name) : verifyRequest;
-    const result = await definition.verify(scored, contextOf(request));
+    // A judge that could not be asked is a `judge_failed` failure of the rollout, never a zero.
+    const result = await judgeFailsafe(() => definition.verify(scored, contextOf(request)));
     if (typeof result?.reward !== "number" || !Number.isFinite(result.reward)) {
       throw new Error(`${definition.id}.verify returned reward ${String(result?.reward)}; it must be a finite number`);
     }

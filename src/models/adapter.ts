@@ -31,6 +31,8 @@ import type { ResponseObject, ResponsesCreateParams, RolloutRef } from "../proto
 export interface ModelRequestContext {
   /** The rollout the call belongs to (from the `x-gymkit-rollout` header); null when the caller did not say. */
   rollout: RolloutRef | null;
+  /** Which judge call of the rollout's verification this is (the `x-gymkit-judge-call` header); null for policy calls. */
+  judgeCall?: number | null;
   /** Aborted when the caller hangs up, so an abandoned call stops costing engine time. */
   signal: AbortSignal;
 }

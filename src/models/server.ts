@@ -7,7 +7,7 @@ import { z } from "zod";
 import { HttpError, parseOr422 } from "../http/errors.js";
 import { abortOnHangUp } from "../http/reply.js";
 import { createServer, rolloutBodyLimit } from "../http/server.js";
-import { ResponsesCreateParams, ROLLOUT_HEADER } from "../protocol/index.js";
+import { JUDGE_CALL_HEADER, ResponsesCreateParams, ROLLOUT_HEADER } from "../protocol/index.js";
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";
 import { withRecording } from "./recorded.js";
@@ -31,7 +31,9 @@ const STREAMING_UNSUPPORTED =
 
 function requestContext(request: FastifyRequest, reply: FastifyReply): ModelRequestContext {
   const rollout = parseRolloutHeader(request.headers[ROLLOUT_HEADER]);
-  return { rollout, signal: abortOnHangUp(reply.raw) };
+  const judgeCall = request.headers[JUDGE_CALL_HEADER];
+  const ordinal = typeof judgeCall === "string" && /^\d+$/.test(judgeCall) ? Number(judgeCall) : null;
+  return { rollout, judgeCall: ordinal, signal: abortOnHangUp(reply.raw) };
 }
 
 export function buildModelServer(options: ModelServerOptions): FastifyInstance {

@@ -68,6 +68,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     evalplus: () => import("../environments/evalplus/index.js"),
     code_fim: () => import("../environments/code_fim/index.js"),
     competitive_coding_challenges: () => import("../environments/competitive_coding_challenges/index.js"),
+
+    // LLM-judged (on the judge kit, src/judge/)
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
@@ -80,6 +82,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     replay_model: () => import("../models/replay_model.js"),
     local_model: () => import("../models/local_model.js"),
     routing_proxy: () => import("../models/routing_proxy.js"),
+    judge_replay_model: () => import("../models/judge_replay_model.js"),
   },
 };
 

@@ -19,3 +19,10 @@ export function readRolloutHeader(text: string): RolloutRef | undefined {
   const match = /^\s*(\d+):(\d+)\s*$/.exec(text);
   return match ? { task_index: Number(match[1]), rollout_index: Number(match[2]) } : undefined;
 }
+
+/**
+ * The ordinal of a judge call within one rollout's verification (0, 1, ...), set by the judge kit:
+ * with the rollout header it names one recorded judge answer, so replay does not depend on the order
+ * in which concurrent calls arrive.
+ */
+export const JUDGE_CALL_HEADER = "x-gymkit-judge-call";

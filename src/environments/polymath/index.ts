@@ -7,11 +7,11 @@
 import { z } from "zod";
 import { defineEnvironment } from "../../environment_kit/define.js";
 import { outputText, ResponsesCreateParams, ServerRef } from "../../protocol/index.js";
-import { callJudge, finalJudgeText, firstLabelIs, JudgeFailure, judgeRequest, type JudgeEvaluation } from "../../verifiers/judge.js";
+import { JudgeClient } from "../../judge/index.js";
+import { judgeMathEquivalence } from "../../verifiers/math/judge.js";
 import { MathVerifierPool } from "../../verifiers/math/pool.js";
 import { highestKMetrics } from "../../metrics/highest_k.js";
 import { computePassMajorityMetrics, computeSubsetMetrics, computeWeightedMetrics, groupByTask, mathScores } from "./metrics.js";
-import { JUDGE_EQUAL, JUDGE_NOT_EQUAL, JUDGE_SYSTEM_PROMPT, judgeUserPrompt } from "../../verifiers/math/judge_prompt.js";
 
 const Config = z.strictObject({
   judge_model_server: ServerRef,
@@ -26,12 +26,6 @@ const Config = z.strictObject({
 type Config = z.output<typeof Config>;
 
 const JUDGE_RETRY = { attempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 };
-
-async function judgeOnce(config: Config, baseUrl: string, question: string, a: string, b: string): Promise<{ equal: boolean; evaluation: JudgeEvaluation }> {
-  const params = judgeRequest(config.judge_responses_create_params, JUDGE_SYSTEM_PROMPT, judgeUserPrompt(question, a, b));
-  const evaluation = await callJudge(params, { baseUrl, timeoutMs: config.judge_timeout_seconds * 1000, retry: JUDGE_RETRY });
-  return { equal: firstLabelIs(finalJudgeText(evaluation.response), JUDGE_EQUAL, JUDGE_NOT_EQUAL), evaluation };
-}
 
 export default defineEnvironment({
   id: "polymath",
@@ -57,21 +51,8 @@ export default defineEnvironment({
       return { reward: libraryReward, expected_answer: request.expected_answer, extracted_answer: extracted, library_reward: libraryReward, judge_evaluations: null, ...carried };
     }
     const answer = extracted ? extracted : generated;
-    const evaluations: JudgeEvaluation[] = [];
-    let reward = 0;
-    try {
-      const baseUrl = ctx.urlOf(config.judge_model_server);
-      const first = await judgeOnce(config, baseUrl, request.question, request.expected_answer, answer);
-      evaluations.push(first.evaluation);
-      if (first.equal) {
-        const second = await judgeOnce(config, baseUrl, request.question, answer, request.expected_answer);
-        evaluations.push(second.evaluation);
-        reward = second.equal ? 1.0 : 0.0;
-      }
-    } catch (error) {
-      if (!(error instanceof JudgeFailure)) throw error;
-      return { reward: 0.0, _ng_failure_class: "judge_failed", _ng_failure_judge_error: error.describe() };
-    }
+    const judge = JudgeClient.for(ctx, config.judge_model_server, request, { timeoutSeconds: config.judge_timeout_seconds });
+    const { reward, evaluations } = await judgeMathEquivalence(judge, config.judge_responses_create_params, request.question, request.expected_answer, answer);
     return { reward, expected_answer: request.expected_answer, extracted_answer: extracted, library_reward: libraryReward, judge_evaluations: evaluations, ...carried };
   },
   aggregateMetrics: (rows, ctx) => {
