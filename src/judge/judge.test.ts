@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { engineOf } from "../../test/helpers/scope.js";
-import { JUDGE_CALL_HEADER, ROLLOUT_HEADER } from "../protocol/index.js";
+import { JUDGE_CALL_HEADER, ROLLOUT_HEADER, type ResponsesCreateParams } from "../protocol/index.js";
 import { JudgeClient, JudgeFailure, Limiter, firstLabel, firstLabelIs, jsonVerdict, judgeMessages, majorityVote, numericScore, PromptTemplate, PromptTemplateError, readPromptFile, readPromptYaml, regexLabel, swapChecked } from "./index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gym-judge-kit-"));
@@ -103,7 +103,7 @@ describe("the limiter", () => {
 });
 
 describe("the judge client against a judge engine", () => {
-  const template = { input: [], temperature: 0 } as const;
+  const template: ResponsesCreateParams = { input: [], temperature: 0 };
   const request = { _ng_task_index: 7, _ng_rollout_index: 2 };
   const resolver = (url: string) => ({ urlOf: () => url });
 
