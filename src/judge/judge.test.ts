@@ -132,6 +132,9 @@ describe("the judge client against a judge engine", () => {
     const failure = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as JudgeFailure);
     expect((await failure(ask(failing.url, "500")))?.describe()).toMatch(/^HTTPStatusError: .*500/);
     expect((await failure(ask(failing.url, "ok")))?.describe()).toMatch(/^ValidationError: the judge's reply is not a Response/);
+    const noMessage = await engineOf({ respond: () => ({ status: 200, body: { choices: [{ index: 0, finish_reason: "stop" }] } }) });
+    const chat = JudgeClient.for(resolver(noMessage.url), "judge", request, { retry: { attempts: 1, initialDelayMs: 0, maxDelayMs: 0 } }).chat({ messages: [] });
+    expect((await failure(chat))?.describe()).toBe("ValidationError: the judge's reply is not a Chat Completion (choices.0 has no `message` object)");
     expect((await failure(ask("http://127.0.0.1:9", "x")))?.errorType).toBe("ConnectionError");
     const slow = await engineOf({ delayMs: 5_000 });
     expect((await failure(ask(slow.url, "x", 0.2)))?.errorType).toBe("TimeoutError");
