@@ -76,6 +76,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     simple_agent: () => import("../agents/simple_agent.js"),
     tool_simulation_agent: () => import("../agents/tool_simulation_agent.js"),
     non_executing_simple_agent: () => import("../agents/non_executing_simple_agent.js"),
+    gymnasium_agent: () => import("../agents/gymnasium_agent.js"),
   },
   responses_api_models: {
     openai_model: () => import("../models/openai_model.js"),
