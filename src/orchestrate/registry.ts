@@ -71,6 +71,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
 
     // LLM-judged (on the judge kit, src/judge/)
     arena_judge: () => import("../environments/arena_judge/index.js"),
+    equivalence_llm_judge: () => import("../environments/equivalence_llm_judge/index.js"),
+    text_to_sql: () => import("../environments/text_to_sql/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
