@@ -15,6 +15,7 @@ import { ResponseObject, type ResponsesCreateParams, type RolloutRef } from "../
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
 import { firstDifference } from "./first_difference.js";
 import { canonicalRequest } from "./replay_key.js";
+import { asNemoGymCreateParams } from "../protocol/nemo_gym_models.js";
 import { buildResponse, newId } from "./response_object.js";
 import { describeRollout } from "./rollout_header.js";
 import { buildModelServer } from "./server.js";
@@ -110,7 +111,10 @@ export function judgeReplayAdapter(config: JudgeReplayModelConfig): ModelAdapter
       const answer = answerFor(context);
       if ("response" in answer) {
         if (config.check_requests && answer.request) {
-          const difference = firstDifference(canonicalRequest(params), canonicalRequest(answer.request));
+          // Compared as NeMo Gym dumps them (its defaults filled in on both sides): a recorded request
+          // spells out `parallel_tool_calls: true`, `tool_choice: "auto"`, `tools: []` that a sent one may leave out.
+          const asDumped = (p: unknown) => canonicalRequest(asNemoGymCreateParams(p) as ResponsesCreateParams);
+          const difference = firstDifference(asDumped(params), asDumped(answer.request));
           if (difference !== undefined) {
             throw new HttpError(409, `${ID}: the judge request of ${describeRollout(context.rollout)} call ${context.judgeCall ?? 0} differs from the recorded one at ${difference}`);
           }
