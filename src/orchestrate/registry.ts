@@ -72,6 +72,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // LLM-judged (on the judge kit, src/judge/)
     xstest: () => import("../environments/xstest/index.js"),
     over_refusal_detection: () => import("../environments/over_refusal_detection/index.js"),
+    jailbreak_detection: () => import("../environments/jailbreak_detection/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
