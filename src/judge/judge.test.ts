@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { engineOf } from "../../test/helpers/scope.js";
-import { JUDGE_CALL_HEADER, ROLLOUT_HEADER } from "../protocol/index.js";
+import { JUDGE_CALL_HEADER, ROLLOUT_HEADER, type ResponsesCreateParams } from "../protocol/index.js";
 import { JudgeClient, JudgeFailure, Limiter, firstLabel, firstLabelIs, jsonVerdict, judgeMessages, majorityVote, numericScore, PromptTemplate, PromptTemplateError, readPromptFile, readPromptYaml, regexLabel, swapChecked } from "./index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gym-judge-kit-"));
@@ -103,7 +103,7 @@ describe("the limiter", () => {
 });
 
 describe("the judge client against a judge engine", () => {
-  const template = { input: [], temperature: 0 } as const;
+  const template: ResponsesCreateParams = { input: [], temperature: 0 };
   const request = { _ng_task_index: 7, _ng_rollout_index: 2 };
   const resolver = (url: string) => ({ urlOf: () => url });
 
@@ -132,6 +132,9 @@ describe("the judge client against a judge engine", () => {
     const failure = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as JudgeFailure);
     expect((await failure(ask(failing.url, "500")))?.describe()).toMatch(/^HTTPStatusError: .*500/);
     expect((await failure(ask(failing.url, "ok")))?.describe()).toMatch(/^ValidationError: the judge's reply is not a Response/);
+    const noMessage = await engineOf({ respond: () => ({ status: 200, body: { choices: [{ index: 0, finish_reason: "stop" }] } }) });
+    const chat = JudgeClient.for(resolver(noMessage.url), "judge", request, { retry: { attempts: 1, initialDelayMs: 0, maxDelayMs: 0 } }).chat({ messages: [] });
+    expect((await failure(chat))?.describe()).toBe("ValidationError: the judge's reply is not a Chat Completion (choices.0 has no `message` object)");
     expect((await failure(ask("http://127.0.0.1:9", "x")))?.errorType).toBe("ConnectionError");
     const slow = await engineOf({ delayMs: 5_000 });
     expect((await failure(ask(slow.url, "x", 0.2)))?.errorType).toBe("TimeoutError");

@@ -70,6 +70,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     competitive_coding_challenges: () => import("../environments/competitive_coding_challenges/index.js"),
 
     // LLM-judged (on the judge kit, src/judge/)
+    arena_judge: () => import("../environments/arena_judge/index.js"),
     xstest: () => import("../environments/xstest/index.js"),
     over_refusal_detection: () => import("../environments/over_refusal_detection/index.js"),
     jailbreak_detection: () => import("../environments/jailbreak_detection/index.js"),
