@@ -73,6 +73,9 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     arena_judge: () => import("../environments/arena_judge/index.js"),
     equivalence_llm_judge: () => import("../environments/equivalence_llm_judge/index.js"),
     text_to_sql: () => import("../environments/text_to_sql/index.js"),
+    xstest: () => import("../environments/xstest/index.js"),
+    over_refusal_detection: () => import("../environments/over_refusal_detection/index.js"),
+    jailbreak_detection: () => import("../environments/jailbreak_detection/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
