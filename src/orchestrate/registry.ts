@@ -72,6 +72,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     // LLM-judged (on the judge kit, src/judge/)
     simpleqa: () => import("../environments/simpleqa/index.js"),
     omniscience: () => import("../environments/omniscience/index.js"),
+    abstention: () => import("../environments/abstention/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
