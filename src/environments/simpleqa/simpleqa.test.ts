@@ -17,7 +17,7 @@ import vllmModel from "../../models/vllm_model.js";
 import { lastAssistantText } from "../../verifiers/graded_qa/text.js";
 import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { startFakeEngine, type FakeEngine, type Turn } from "../../../test/doubles/fake_engine.js";
-import { judgeEngineConfig, judgeReplayArgs } from "../../../test/helpers/judges.js";
+import { judgeReplayArgs } from "../../../test/helpers/judges.js";
 import { environmentFolder, nemoGymCheckout, reverifyRecorded } from "../../../test/helpers/nemo_gym_catalog.js";
 import { promptOf, runNemoGymConfig } from "../../../test/helpers/mcq_slice.js";
 
@@ -212,14 +212,14 @@ function scriptedGrade(turns: Turn[]): string {
   return predicted.includes("not sure") ? "C" : "B";
 }
 
-describe("NeMo Gym's configs/simpleqa.yaml, unchanged (its genrm_model given as a judge engine)", () => {
+describe("NeMo Gym's configs/simpleqa.yaml, unchanged (its genrm_model given with --judge-url)", () => {
   it("runs every example row; rewards and metrics as the script implies", async () => {
     const judgeEngine = await startFakeEngine({ model: "judge", policy: (turns) => ({ text: scriptedGrade(turns) }) });
-    const dir = mkdtempSync(join(tmpdir(), "gym-simpleqa-judge-"));
     try {
       const texts = ["Michio Sugeno.", "Paris", "It fell in 1990.", "I'm not sure.", "William Shakespeare wrote it."];
       const answers = new Map(exampleRows.map((row, i) => [promptOf(row), texts[i]!]));
-      const { result, rows, metrics } = await runNemoGymConfig("simpleqa", "simpleqa.yaml", answers, ["--config", judgeEngineConfig(dir, "genrm_model", judgeEngine.baseUrl)]);
+      // The judge given as a running engine's URL, as the README shows.
+      const { result, rows, metrics } = await runNemoGymConfig("simpleqa", "simpleqa.yaml", answers, ["--judge-url", `genrm_model=${judgeEngine.baseUrl}`, "--judge-model", "genrm_model=judge"]);
       expect(result.code, result.stderr + result.stdout).toBe(0);
       expect(rows.map((r) => r.verdict)).toEqual(["correct", "correct", "incorrect", "not_attempted", "correct"]);
       expect(rows.map((r) => r.reward)).toEqual([1, 1, 0, 0, 1]);
@@ -236,7 +236,6 @@ describe("NeMo Gym's configs/simpleqa.yaml, unchanged (its genrm_model given as 
       ]);
     } finally {
       await judgeEngine.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
 });
