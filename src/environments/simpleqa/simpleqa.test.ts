@@ -14,6 +14,7 @@ import reference from "./testdata/reference.json" with { type: "json" };
 import { closeDispatcher } from "../../http/client.js";
 import { PromptTemplate, readPromptYaml } from "../../judge/index.js";
 import vllmModel from "../../models/vllm_model.js";
+import { chatGraderRequest } from "../../verifiers/graded_qa/judge.js";
 import { lastAssistantText } from "../../verifiers/graded_qa/text.js";
 import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { startFakeEngine, type FakeEngine, type Turn } from "../../../test/doubles/fake_engine.js";
@@ -125,6 +126,11 @@ describe("reward rules over HTTP (judge over /v1/chat/completions, as NeMo Gym's
     expect(sent[0]!.path).toMatch(/\/chat\/completions$/);
     const prompt = new PromptTemplate(reference.prompt, "t").fill({ question: "What is the capital of France?", expected_answer: "Paris", generation: "<think>hmm</think>Paris" });
     expect(sent[0]!.body).toMatchObject({ messages: [{ role: "user", content: prompt }], max_tokens: 2048, temperature: 0, top_p: 1 });
+  });
+
+  it("maps the Responses sampling parameters with Python's `or` defaults (unset or zero → 64, 0.0, 1.0)", () => {
+    expect(chatGraderRequest({ input: [] }, "p")).toEqual({ messages: [{ role: "user", content: "p" }], max_tokens: 64, temperature: 0, top_p: 1 });
+    expect(chatGraderRequest({ input: [], max_output_tokens: 10, temperature: 0.7, top_p: 0 }, "p")).toMatchObject({ max_tokens: 10, temperature: 0.7, top_p: 1 });
   });
 
   it("answers NeMo Gym's SimpleQAVerifyResponse fields, the row echoed (absent declared fields as null)", async () => {
