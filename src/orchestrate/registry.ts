@@ -76,6 +76,9 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     xstest: () => import("../environments/xstest/index.js"),
     over_refusal_detection: () => import("../environments/over_refusal_detection/index.js"),
     jailbreak_detection: () => import("../environments/jailbreak_detection/index.js"),
+    simpleqa: () => import("../environments/simpleqa/index.js"),
+    omniscience: () => import("../environments/omniscience/index.js"),
+    abstention: () => import("../environments/abstention/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
