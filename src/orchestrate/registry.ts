@@ -70,6 +70,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     competitive_coding_challenges: () => import("../environments/competitive_coding_challenges/index.js"),
 
     // LLM-judged (on the judge kit, src/judge/)
+    genrm_compare: () => import("../environments/genrm_compare/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
@@ -83,6 +84,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     local_model: () => import("../models/local_model.js"),
     routing_proxy: () => import("../models/routing_proxy.js"),
     judge_replay_model: () => import("../models/judge_replay_model.js"),
+    genrm_model: () => import("../models/genrm_model.js"),
   },
 };
 
