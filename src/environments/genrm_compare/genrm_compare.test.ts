@@ -1,8 +1,9 @@
 // genrm_compare over HTTP on 127.0.0.1, its GenRM a real genrm_model server in front of a scripted
 // fake engine: the cohort rules in-process (relative rewards, ties, parse retries and defaults,
 // slots by rollout index, principles, failures as judge_failed for the whole cohort), then through
-// the CLI: a recorded run re-scored from its file with the GenRM calls replayed (no engine call), the
-// shipped rollouts re-scored likewise, and NeMo Gym's own config run unchanged.
+// the CLI: a run whose GenRM fails for one prompt (that cohort judge_failed, then recovered whole by
+// --judge-failed-only), the shipped rollouts re-scored from their file with the recorded GenRM calls
+// replayed (no engine call), and NeMo Gym's own config run unchanged.
 //
 // NeMo Gym's data/example_rollouts.jsonl gives nothing to replay: its five lines are the input rows
 // only (no response, no reward). It is kept as data/example_rollouts_nemo_gym.jsonl; the shipped
@@ -61,6 +62,8 @@ function circularRewards(answers: string[]): number[] {
   return sums.map((s) => s / 2);
 }
 
+/** While set, the GenRM engine answers 500 to every comparison of task 1's prompt (`What is "SKILL"?`). */
+let skillDown = false;
 let genrmEngine: FakeEngine;
 let genrm: RunningInstance;
 const instances: RunningInstance[] = [];
@@ -101,7 +104,11 @@ async function cohort(e: RunningInstance, answers: string[], options: { order?: 
 const genrmCalls = () => genrmEngine.requests.filter((r) => r.path.endsWith("/chat/completions"));
 
 beforeAll(async () => {
-  genrmEngine = await engineOf({ model: "genrm", policy: genrmPolicy });
+  genrmEngine = await engineOf({
+    model: "genrm",
+    policy: genrmPolicy,
+    respond: (_path, request) => (skillDown && JSON.stringify(request).includes("SKILL") ? { status: 500, body: { error: { message: "GenRM replica down" } } } : undefined),
+  });
   genrm = await startInstance(genrmModel, { name: "genrm_model", config: { base_url: genrmEngine.baseUrl, model: "genrm", uses_reasoning_parser: false, max_retries: 0 } });
   onTeardown(async () => {
     await Promise.all(instances.map((i) => i.close()));
@@ -284,24 +291,57 @@ describe("recorded and replayed through the CLI", () => {
   let dir: string;
   let policy: FakeEngine;
   let rolloutsPath: string;
+  let runResult: Awaited<ReturnType<typeof runGym>>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "gym-genrm-"));
     policy = await engineOf({ model: "m", policy: cyclingPolicy() });
     rolloutsPath = join(dir, "run.jsonl");
-    const result = await runGym(
-      ["eval", "run", "--resources-server", "genrm_compare", "--config", genrmConfig(dir, genrmEngine.baseUrl), "--input", join(environmentFolder("genrm_compare"), "data", "example.jsonl"),
-        "--num-repeats", "4", "--model-type", "vllm_model", "--model-url", policy.baseUrl, "--model", "m", "-o", rolloutsPath, "--quiet"],
-      { timeoutMs: 150_000 },
-    );
-    expect(result.code, result.stderr + result.stdout).toBe(0);
-    if (process.env.GENRM_WRITE_EXAMPLE_ROLLOUTS === "1") {
-      const rows = readJsonlFile(rolloutsPath).sort((a, b) => a._ng_task_index - b._ng_task_index || a._ng_rollout_index - b._ng_rollout_index);
-      writeFileSync(join(environmentFolder("genrm_compare"), "data", "example_rollouts.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    skillDown = true;
+    try {
+      runResult = await runGym(
+        ["eval", "run", "--resources-server", "genrm_compare", "--config", genrmConfig(dir, genrmEngine.baseUrl), "--input", join(environmentFolder("genrm_compare"), "data", "example.jsonl"),
+          "--num-repeats", "4", "--model-type", "vllm_model", "--model-url", policy.baseUrl, "--model", "m", "-o", rolloutsPath, "--quiet", "--max-failures", "100%"],
+        { timeoutMs: 150_000 },
+      );
+    } finally {
+      skillDown = false;
     }
   }, 160_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("Gymkit's config runs the example rows in cohorts of 4; the cohort whose GenRM calls failed is judge_failed as a whole, never scored", () => {
+    expect(runResult.code, runResult.stderr + runResult.stdout).toBe(0);
+    const rows = readJsonlFile(rolloutsPath);
+    expect(rows).toHaveLength(16);
+    expect(rows.some((r) => r._ng_task_index === 1)).toBe(false);
+    expectScriptedRewards(rows, 4);
+    for (const row of rows) {
+      expect(Object.keys(row).filter((k) => !k.startsWith("_ng_") && k !== "agent_ref")).toEqual(["responses_create_params", "response", "reward", "genrm_evaluations"]);
+      // Slot k asks for pair (k, k+1 mod 4): one call, carried in its own row.
+      expect(row.genrm_evaluations.map((c: any) => [c.response_i, c.response_j])).toEqual([[row._ng_rollout_index % 4, (row._ng_rollout_index + 1) % 4]]);
+    }
+    const failures = readJsonlFile(rolloutsPath.replace(/\.jsonl$/, "_failures.jsonl"));
+    expect(failures.map((f) => `${f._ng_task_index}/${f._ng_rollout_index}`).sort()).toEqual(["1/0", "1/1", "1/2", "1/3"]);
+    for (const failure of failures) expect(failure._ng_failure_class).toBe("judge_failed");
+  });
+
+  it("reverify --judge-failed-only re-judges that cohort together once the GenRM is back: every rollout scored as the script implies", async () => {
+    const result = await runGym(
+      ["eval", "reverify", "--resources-server", "genrm_compare", "--config", genrmConfig(dir, genrmEngine.baseUrl), "--judge-failed-only", "--append",
+        "--rollouts", rolloutsPath, "-o", rolloutsPath, "--quiet"],
+      { timeoutMs: 120_000 },
+    );
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    const rows = readJsonlFile(rolloutsPath);
+    expect(rows).toHaveLength(20);
+    expectScriptedRewards(rows, 4);
+    if (process.env.GENRM_WRITE_EXAMPLE_ROLLOUTS === "1") {
+      rows.sort((a, b) => a._ng_task_index - b._ng_task_index || a._ng_rollout_index - b._ng_rollout_index);
+      writeFileSync(join(environmentFolder("genrm_compare"), "data", "example_rollouts.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    }
+  }, 130_000);
 
   it("NeMo Gym's recorded file gives nothing to replay: input rows only, no response and no reward", () => {
     const rows = readFileSync(join(environmentFolder("genrm_compare"), "data", "example_rollouts_nemo_gym.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
@@ -309,17 +349,6 @@ describe("recorded and replayed through the CLI", () => {
     for (const row of rows) {
       expect(row).not.toHaveProperty("response");
       expect(row).not.toHaveProperty("reward");
-    }
-  });
-
-  it("Gymkit's config runs the example rows in cohorts of 4: rewards as the script implies, GenRM calls recorded in the rollouts", () => {
-    const rows = readJsonlFile(rolloutsPath);
-    expect(rows).toHaveLength(20);
-    expectScriptedRewards(rows, 4);
-    for (const row of rows) {
-      expect(Object.keys(row).filter((k) => !k.startsWith("_ng_") && k !== "agent_ref")).toEqual(["responses_create_params", "response", "reward", "genrm_evaluations"]);
-      // Slot k asks for pair (k, k+1 mod 4): one call, carried in its own row.
-      expect(row.genrm_evaluations.map((c: any) => [c.response_i, c.response_j])).toEqual([[row._ng_rollout_index % 4, (row._ng_rollout_index + 1) % 4]]);
     }
   });
 
