@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { aggregateRewards, comparisonPairs, styleDensity, type ComparisonStrategy } from "./aggregate.js";
+import { cohortKey, conversationOf, promptKey } from "./conversation.js";
 import { answerForGenRM, parseVerdict, reasoningAndAnswer, type Verdict } from "./genrm_output.js";
 
 const fixtures = JSON.parse(readFileSync(new URL("./testdata/fixtures.json", import.meta.url), "utf8")) as Record<string, any[]>;
@@ -80,5 +81,39 @@ describe("pairs and aggregation (generate_comparison_pairs, aggregate_scores)", 
     const none = { defaultScore: 3, reasoningBonus: 0, answerBonus: 0, topPercentile: 0.2, reasoningLengthPenaltyCoeff: 0, answerLengthPenaltyCoeff: 0, stylePenaltyCoeff: 0 };
     expect(aggregateRewards([{ i: 0, j: 1, judge: 0, verdict: [4, 4, 1] }], [{}, {}, {}], none)).toEqual([6.5, 1.5, 3]);
     expect(aggregateRewards([{ i: 0, j: 1, judge: 0, verdict: [4, 4, 3.5] }], [{}, {}], none)).toEqual([4, 4]);
+  });
+});
+
+describe("the conversation the GenRM sees (_input_to_conversation_history) and the cohort key", () => {
+  it("keeps string contents and roles; list content keeps only output_text parts of plain messages", () => {
+    expect(
+      conversationOf([
+        { role: "system", content: "Be brief." },
+        { role: "user", content: [{ type: "input_text", text: "hello" }] },
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "a" }, { type: "output_text", text: "b" }] },
+        { type: "message", id: "msg_1", status: "completed", role: "assistant", content: [{ type: "output_text", text: "from an output message" }] },
+        { type: "function_call", call_id: "c", name: "f", arguments: "{}" },
+      ]),
+    ).toEqual([
+      { role: "system", content: "Be brief." },
+      // NeMo Gym joins only output_text parts: an input_text part gives nothing.
+      { role: "user", content: "" },
+      { role: "assistant", content: "ab" },
+      { role: "assistant", content: "" },
+      { role: "user", content: "" },
+    ]);
+  });
+
+  it("a string input is iterated per character, as Python iterates a str", () => {
+    expect(conversationOf("hi")).toEqual([{ role: "user", content: "" }, { role: "user", content: "" }]);
+  });
+
+  it("cohort keys: the task index first, else the prompt_id, each with the prompt hash; the principle splits cohorts", () => {
+    const hash = promptKey([{ role: "user", content: "q" }], null);
+    expect(promptKey([{ content: "q", role: "user" }], undefined)).toBe(hash);
+    expect(promptKey([{ role: "user", content: "q" }], "Be concise")).not.toBe(hash);
+    expect(cohortKey(7, "p-1", hash)).toBe(`task_idx::7::${hash}`);
+    expect(cohortKey(undefined, "p-1", hash)).toBe(`prompt_id::p-1::${hash}`);
+    expect(cohortKey(undefined, null, hash)).toBe(hash);
   });
 });
