@@ -33,7 +33,7 @@ const Config = z.strictObject({
   /** Rollouts per prompt compared together; ≤ 1 gives every rollout default_score without asking the GenRM. */
   num_rollouts_per_prompt: z.number().int().default(1),
   comparison_strategy: z.enum(COMPARISON_STRATEGIES).default("circular"),
-  num_judges_per_comparison: z.number().int().nonnegative().default(1),
+  num_judges_per_comparison: z.number().int().default(1),
   use_principle: z.boolean().default(false),
   default_principle: z.string().default(DEFAULT_PRINCIPLE),
   aggregator_method: z.literal("simple_tiebreaker").default("simple_tiebreaker"),
@@ -48,7 +48,7 @@ const Config = z.strictObject({
   /** NeMo Gym logs more with it; Gymkit accepts it and logs nothing extra. */
   debug_logging: z.boolean().default(false),
   genrm_parse_retries: z.number().int().default(3),
-  genrm_parse_retry_sleep_s: z.number().nonnegative().default(0.2),
+  genrm_parse_retry_sleep_s: z.number().default(0.2),
   /** Deadline of one GenRM call in seconds (a Gymkit extension; NeMo Gym's client has none shorter). */
   genrm_timeout_seconds: z.number().positive().default(600),
   /**
