@@ -79,6 +79,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     simpleqa: () => import("../environments/simpleqa/index.js"),
     omniscience: () => import("../environments/omniscience/index.js"),
     abstention: () => import("../environments/abstention/index.js"),
+    genrm_compare: () => import("../environments/genrm_compare/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
@@ -93,6 +94,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     local_model: () => import("../models/local_model.js"),
     routing_proxy: () => import("../models/routing_proxy.js"),
     judge_replay_model: () => import("../models/judge_replay_model.js"),
+    genrm_model: () => import("../models/genrm_model.js"),
   },
 };
 
