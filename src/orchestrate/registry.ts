@@ -71,6 +71,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
 
     // LLM-judged (on the judge kit, src/judge/)
     inverse_if: () => import("../environments/inverse_if/index.js"),
+    multichallenge: () => import("../environments/multichallenge/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
