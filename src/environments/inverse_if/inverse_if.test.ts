@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import inverseIf from "./index.js";
 import { extractVerdict } from "./verdict.js";
 import fixture from "../../verifiers/rubric/testdata/nemo_gym_parsing.json" with { type: "json" };
+import defaultMetrics from "../../verifiers/rubric/testdata/default_metrics.json" with { type: "json" };
 import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { runGym } from "../../../test/helpers/cli.js";
 import { judgeEngineConfig, judgeReplayArgs } from "../../../test/helpers/judges.js";
@@ -276,6 +277,12 @@ describe("metrics", () => {
   it("NeMo Gym's default aggregation on the recorded rollouts (the server defines no compute_metrics)", async () => {
     const e = await env();
     const result = (await e.request("/aggregate_metrics", { verify_responses: RECORDED })).body;
+    // NeMo Gym's own compute_aggregate_metrics on the same file (src/verifiers/rubric/testdata/gen_default_metrics.py).
+    const reference = defaultMetrics.metrics.inverse_if;
+    expect(Object.keys(result.agent_metrics).sort()).toEqual(Object.keys(reference.agent_metrics).sort());
+    for (const [key, value] of Object.entries(reference.agent_metrics)) expect(result.agent_metrics[key], key).toBeCloseTo(value, 12);
+    expect(Object.keys(result.key_metrics).sort()).toEqual(Object.keys(reference.key_metrics).sort());
+    for (const [key, value] of Object.entries(reference.key_metrics)) expect(result.key_metrics[key], key).toBeCloseTo(value, 12);
     expect(result.agent_metrics["mean/reward"]).toBeCloseTo(14 / 15, 12);
     expect(result.agent_metrics["min/reward"]).toBeCloseTo(2 / 3, 12);
     expect(result.agent_metrics["mean/num_passed"]).toBeCloseTo(2.8, 12);

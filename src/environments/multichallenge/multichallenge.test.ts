@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import multichallenge from "./index.js";
 import { extractVerdict } from "./verdict.js";
 import fixture from "../../verifiers/rubric/testdata/nemo_gym_parsing.json" with { type: "json" };
+import defaultMetrics from "../../verifiers/rubric/testdata/default_metrics.json" with { type: "json" };
 import { METADATA_KEYS } from "../../http/implementation.js";
 import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { runGym } from "../../../test/helpers/cli.js";
@@ -300,6 +301,12 @@ describe("metrics", () => {
   it("NeMo Gym's default aggregation (the server defines no compute_metrics), on the recorded rollouts", async () => {
     const e = await env();
     const result = (await e.request("/aggregate_metrics", { verify_responses: recordedRollouts("multichallenge") })).body;
+    // NeMo Gym's own compute_aggregate_metrics on the same file (src/verifiers/rubric/testdata/gen_default_metrics.py).
+    const reference = defaultMetrics.metrics.multichallenge;
+    expect(Object.keys(result.agent_metrics).sort()).toEqual(Object.keys(reference.agent_metrics).sort());
+    for (const [key, value] of Object.entries(reference.agent_metrics)) expect(result.agent_metrics[key], key).toBeCloseTo(value, 12);
+    expect(Object.keys(result.key_metrics).sort()).toEqual(Object.keys(reference.key_metrics).sort());
+    for (const [key, value] of Object.entries(reference.key_metrics)) expect(result.key_metrics[key], key).toBeCloseTo(value, 12);
     expect(result.agent_metrics["mean/reward"]).toBeCloseTo(SCRIPTED_REWARDS.reduce((a, b) => a + b) / 5, 12);
     expect(result.agent_metrics["max/reward"]).toBe(1);
     expect(result.agent_metrics["mean/num_total"]).toBeCloseTo(11 / 5, 12);
