@@ -80,6 +80,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     omniscience: () => import("../environments/omniscience/index.js"),
     abstention: () => import("../environments/abstention/index.js"),
     genrm_compare: () => import("../environments/genrm_compare/index.js"),
+    inverse_if: () => import("../environments/inverse_if/index.js"),
+    multichallenge: () => import("../environments/multichallenge/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
