@@ -70,6 +70,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     competitive_coding_challenges: () => import("../environments/competitive_coding_challenges/index.js"),
 
     // LLM-judged (on the judge kit, src/judge/)
+    arena_judge: () => import("../environments/arena_judge/index.js"),
     proof_judge: () => import("../environments/proof_judge/index.js"),
   },
   responses_api_agents: {

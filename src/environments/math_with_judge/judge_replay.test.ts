@@ -1,4 +1,5 @@
-// math_with_judge's judge paths through the CLI: a run whose answers need the judge records every
+// math_with_judge's judge paths through the CLI: a run whose answers need the judge (given by its
+// engine's URL with --judge-url) records every
 // judge call under `judge_evaluations`; replaying that file as the judge (judge_replay_model)
 // re-scores it to the same rewards without one call to the judge engine; a judge request that no
 // longer matches the recording is refused (a judge failure), not answered with a stale verdict.
@@ -7,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJsonlFile, runGym } from "../../../test/helpers/cli.js";
-import { judgeEngineConfig, judgeReplayArgs } from "../../../test/helpers/judges.js";
+import { judgeReplayArgs } from "../../../test/helpers/judges.js";
 import { engineOf } from "../../../test/helpers/scope.js";
 import type { FakeEngine } from "../../../test/doubles/fake_engine.js";
 import { JUDGE_EQUAL, JUDGE_NOT_EQUAL } from "../../verifiers/math/judge_prompt.js";
@@ -41,7 +42,7 @@ beforeAll(async () => {
   writeFileSync(input, CASES.map((c) => JSON.stringify({ responses_create_params: { input: [{ role: "user", content: c.question }] }, question: c.question, expected_answer: c.expected })).join("\n") + "\n");
   rolloutsPath = join(dir, "run.jsonl");
   const result = await runGym(
-    ["eval", "run", "--resources-server", "math_with_judge", "--config", judgeEngineConfig(dir, "judge_model", judge.baseUrl), ...JUDGED_ON,
+    ["eval", "run", "--resources-server", "math_with_judge", "--judge-url", `judge_model=${judge.baseUrl}`, "--judge-model", "judge_model=judge", ...JUDGED_ON,
       "++math_with_judge.resources_servers.math_with_judge.judge_model_server.name=judge_model",
       "--input", input, "--num-repeats", "2", "--model-type", "vllm_model", "--model-url", policy.baseUrl, "--model", "m", "-o", rolloutsPath, "--quiet"],
     { timeoutMs: 120_000 },
@@ -86,6 +87,12 @@ describe("math_with_judge judge paths, recorded and replayed", () => {
       expect(row.judge_evaluations.map((e: any) => e.response.output)).toEqual(original.judge_evaluations.map((e: any) => e.response.output));
     }
     expect(judge.requests.length).toBe(before);
+  });
+
+  it("a judge given as a running engine's URL needs a name: --judge-model without --judge-url is refused, naming it", async () => {
+    const result = await runGym(["env", "resolve", "--resources-server", "math_with_judge", "--judge-url", `judge_model=${judge.baseUrl}`, "--judge-model", "judge_modle=judge"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--judge-model judge_modle=…: no --judge-url judge_modle=URL defines that instance. Did you mean `judge_model`?");
   });
 
   it("a changed judge prompt does not reuse a stale verdict: the replayed judge refuses it and the rollout is judge_failed", async () => {
