@@ -58,7 +58,7 @@ function cpuAndRss(pid: number): { cpuMs: number; rssKb: number } | undefined {
 }
 
 /** Samples a process tree until stopped: CPU (last seen per pid, incl. reaped children) and peak RSS. */
-class TreeMeter {
+export class TreeMeter {
   private readonly lastCpu = new Map<number, number>();
   peakRssKb = 0;
   private timer?: NodeJS.Timeout;
@@ -105,11 +105,11 @@ function writeInput(path: string, rows: number): void {
   writeFileSync(path, `${lines.join("\n")}\n`);
 }
 
-function gym(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+export function gym(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   return spawn(process.execPath, [GYM, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
 }
 
-function waitFor(child: ChildProcess, marker?: string): Promise<number | null> {
+export function waitFor(child: ChildProcess, marker?: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (d: Buffer) => {

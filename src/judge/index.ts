@@ -12,6 +12,7 @@
 // NeMo Gym's server writes them to; `judge_replay_model` plays them back.
 export { JudgeFailure, judgeFailedResult, withJudgeFailsafe } from "./failure.js";
 export { JudgeClient, JUDGE_RETRY, rolloutOfRequest, type ChatJudgeCall, type JudgeClientOptions, type JudgeEvaluation } from "./client.js";
+export { JudgeCallFields, judgeCallOptions, type JudgeCallConfig } from "./call_fields.js";
 export { Limiter, limiterOf } from "./limiter.js";
 export { firstLabel, firstLabelIs, jsonVerdict, numericScore, regexLabel } from "./labels.js";
 export { judgeMessages, judgeRequest, type JudgeMessage } from "./request.js";

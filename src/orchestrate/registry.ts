@@ -82,6 +82,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     genrm_compare: () => import("../environments/genrm_compare/index.js"),
     inverse_if: () => import("../environments/inverse_if/index.js"),
     multichallenge: () => import("../environments/multichallenge/index.js"),
+    proof_judge: () => import("../environments/proof_judge/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),

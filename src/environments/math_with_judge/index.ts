@@ -7,7 +7,7 @@ import type { AggregateResult } from "../../metrics/aggregate.js";
 import { highestKMetrics } from "../../metrics/highest_k.js";
 import { passAtKMetrics } from "../../metrics/pass_at_k.js";
 import { outputText, ResponsesCreateParams, ServerRef } from "../../protocol/index.js";
-import { JudgeClient } from "../../judge/index.js";
+import { JudgeCallFields, judgeCallOptions, JudgeClient } from "../../judge/index.js";
 import { judgeMathEquivalence } from "../../verifiers/math/judge.js";
 import { MathVerifierPool } from "../../verifiers/math/pool.js";
 import { defineEnvironment } from "../../environment_kit/define.js";
@@ -19,8 +19,8 @@ const Config = z.strictObject({
   should_use_judge: z.boolean().default(true),
   library_verifier_timeout_seconds: z.number().positive().default(10.0),
   library_verifier_max_concurrency: z.number().int().positive().default(32),
-  /** Deadline of one judge call (a Gymkit extension; NeMo Gym uses its client default). */
-  judge_timeout_seconds: z.number().positive().default(600),
+  /** Deadline and retries of one judge call (Gymkit extensions; NeMo Gym uses its client defaults). */
+  ...JudgeCallFields,
 });
 type Config = z.output<typeof Config>;
 
@@ -46,7 +46,7 @@ export default defineEnvironment({
       return { reward: libraryReward, expected_answer: request.expected_answer, extracted_answer: extracted, library_reward: libraryReward, judge_evaluations: null };
     }
     const answer = extracted ? extracted : generated;
-    const judge = JudgeClient.for(ctx, config.judge_model_server, request, { timeoutSeconds: config.judge_timeout_seconds });
+    const judge = JudgeClient.for(ctx, config.judge_model_server, request, judgeCallOptions(config));
     const { reward, evaluations } = await judgeMathEquivalence(judge, config.judge_responses_create_params, request.question, request.expected_answer, answer);
     return { reward, expected_answer: request.expected_answer, extracted_answer: extracted, library_reward: libraryReward, judge_evaluations: evaluations };
   },
