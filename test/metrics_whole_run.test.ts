@@ -202,6 +202,24 @@ describe("arena_judge's Arena-Elo over a run larger than a chunk", () => {
   });
 });
 
+describe("a whole run too large for the server's body limit", () => {
+  it("fails saying why and how to allow it", async () => {
+    const previous = process.env.GYM_MAX_BODY_MB;
+    process.env.GYM_MAX_BODY_MB = "0.01"; // about 10 KiB, read when the server is built
+    let small: RunningInstance;
+    try {
+      small = await start(arenaJudge, ARENA);
+    } finally {
+      if (previous === undefined) delete process.env.GYM_MAX_BODY_MB;
+      else process.env.GYM_MAX_BODY_MB = previous;
+    }
+    const output = writeRun("too_large.jsonl", arenaRows(60, 3, 5));
+    await expect(computeRunMetrics(output, { aggregateUrlOf: () => `${small.url}/aggregate_metrics` })).rejects.toThrow(
+      /refused 180 rollouts as too large \(413; the environment's metrics need the whole run in one call\); raise GYM_MAX_BODY_MB/,
+    );
+  });
+});
+
 describe("an unknown key over several chunks is named as approximate", () => {
   it("in the summary and the metrics file; one chunk is exact and names nothing", async () => {
     const rows = arenaRows(24, 2, 9);
