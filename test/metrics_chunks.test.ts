@@ -163,15 +163,17 @@ describe("ChunkedMetricsMerger", () => {
       return {
         agent_metrics: { ...part.metrics, ...custom },
         per_sample_aggregate: part.per_sample_aggregate,
-        ...(weighted ? { metric_weights: { metrics: { ...part.metric_weights.metrics, win_share: chunk.length }, per_sample: part.metric_weights.per_sample } } : {}),
+        ...(weighted ? { metric_weights: { metrics: { ...part.metric_weights.metrics, win_share: chunk.length }, per_sample: part.metric_weights.per_sample, sums: ["judge/calls"] } } : {}),
       };
     };
     for (const weighted of [true, false]) {
       const merger = new ChunkedMetricsMerger();
       for (const chunk of chunksOf(all, 4)) merger.add(withCustom(chunk, weighted), rolloutsPerTask(chunk));
-      // A value stated as a mean over N (win_share, with weights) merges; NeMo Gym's pass@k forms
-      // merge with or without weights; anything else (a rating, a count, an unlisted mean) cannot.
-      expect(merger.agentMetrics().approximate).toEqual(["elo/score", "judge/calls", "mean/custom", ...(weighted ? [] : ["win_share"])]);
+      // A value stated as a mean over N (win_share) or as a total (judge/calls) merges; NeMo Gym's
+      // pass@k forms merge with or without weights; anything else (a rating, an unstated count or
+      // mean) cannot.
+      expect(merger.agentMetrics().approximate).toEqual(weighted ? ["elo/score", "mean/custom"] : ["elo/score", "judge/calls", "mean/custom", "win_share"]);
+      if (weighted) expect(merger.agentMetrics().metrics["judge/calls"]).toBe(72);
       const one = new ChunkedMetricsMerger();
       one.add(withCustom(all, weighted), rolloutsPerTask(all));
       expect(one.agentMetrics().approximate).toEqual([]);

@@ -227,7 +227,7 @@ describe("an unknown key over several chunks is named as approximate", () => {
     const custom = await start(
       defineEnvironment({
         id: "custom_metrics",
-        description: "a median and a count next to a weighted mean",
+        description: "a median next to a stated count and a stated mean",
         verify: () => ({ reward: 0 }),
         aggregateMetrics: (verifyResponses, ctx) => {
           const defaults = ctx.defaults(verifyResponses);
@@ -237,16 +237,17 @@ describe("an unknown key over several chunks is named as approximate", () => {
           return {
             ...defaults,
             agent_metrics: { ...defaults.agent_metrics, tasks_seen: tasks, median_input_tokens: tokens[Math.floor(tokens.length / 2)]!, win_share: wins },
-            // win_share is a mean over rollouts, and says so: weight = rollouts of the chunk.
-            metric_weights: { metrics: { win_share: verifyResponses.length }, per_sample: {} },
+            // win_share is a mean over rollouts and tasks_seen a count, and they say so.
+            metric_weights: { metrics: { win_share: verifyResponses.length }, per_sample: {}, sums: ["tasks_seen"] },
           };
         },
       }),
     );
     const many = await metricsOf(output, `${custom.url}/aggregate_metrics`, 10);
     expect(many.summary.scope).toBe("chunked");
-    expect(many.summary.approximated).toEqual(["tasks_seen", "median_input_tokens"]);
-    expect(many.file.approximate_metrics).toEqual(["tasks_seen", "median_input_tokens"]);
+    expect(many.summary.approximated).toEqual(["median_input_tokens"]);
+    expect(many.file.approximate_metrics).toEqual(["median_input_tokens"]);
+    expect(many.summary.agent_metrics.tasks_seen).toBe(24);
     expect(many.summary.agent_metrics.win_share).toBeCloseTo(rows.filter((row) => row.reward === 1).length / rows.length, 12);
     // The collector's own statistics are exact whatever the chunks.
     expect(many.summary.agent_metrics["median/input_tokens"]).toBe(111.5);

@@ -13,6 +13,9 @@
 // one (or for a spread per_sample_aggregate does not cover, such as a per-subset one), over several
 // chunks, they are weighted means of the chunks' spreads, only an approximation: `approximate` names them.
 //
+// A key the environment lists in `metric_weights.sums` (a count, a total) merges exactly as the sum of
+// the chunks' values.
+//
 // Any other key — one the environment gives no weight for and that is not one of the forms above
 // (an Elo rating, a count, a median, a ratio of sums, …) — cannot be merged from per-chunk values at
 // all: over several chunks it is the chunks' mean weighted by their task counts, and `approximate`
@@ -61,6 +64,9 @@ export class ChunkedMetricsMerger {
   private chunks = 0;
   /** Keys some chunk gave in no mergeable form (no stated weight, not a `…@k` key). */
   private readonly unmergeable = new Set<string>();
+  /** Keys stated as totals (`metric_weights.sums`), and keys some chunk gave otherwise. */
+  private readonly totals = new Set<string>();
+  private readonly notTotals = new Set<string>();
   /**
    * Per chunk, the value at its largest k of each avg-of-k / majority@k family. A task with n
    * rollouts has the same first k for every k ≥ n, so a chunk whose tasks have at most m rollouts
@@ -83,8 +89,18 @@ export class ChunkedMetricsMerger {
     const stated = result.metric_weights;
 
     const tails = new Map<string, Tail>();
+    const sums = new Set(Array.isArray(stated?.sums) ? stated.sums : []);
     for (const [key, value] of Object.entries(result.agent_metrics ?? {})) {
       if (skip(key) || typeof value !== "number" || !Number.isFinite(value)) continue;
+      if (sums.has(key)) {
+        this.totals.add(key);
+        const s = this.sums.get(key) ?? { sum: 0, weight: 0 };
+        s.sum += value;
+        s.weight += 1;
+        this.sums.set(key, s);
+        continue;
+      }
+      this.notTotals.add(key);
       const k = kOfMetric(key);
       const given = stated?.metrics?.[key];
       if (!isWeight(given) && k === undefined) this.unmergeable.add(key);
@@ -144,7 +160,12 @@ export class ChunkedMetricsMerger {
         metrics[key] = exact;
         continue;
       }
-      if (this.chunks > 1 && (SPREAD.test(key) || this.unmergeable.has(key))) approximate.push(key);
+      if (this.totals.has(key) && !this.notTotals.has(key)) {
+        metrics[key] = s.sum;
+        continue;
+      }
+      // A total in some chunks and not in others cannot be merged either.
+      if (this.chunks > 1 && (SPREAD.test(key) || this.unmergeable.has(key) || this.totals.has(key))) approximate.push(key);
       metrics[key] = s.weight > 0 ? s.sum / s.weight : 0;
     }
     return { metrics, approximate };
