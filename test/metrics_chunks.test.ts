@@ -143,12 +143,42 @@ describe("ChunkedMetricsMerger", () => {
     }));
     const whole = codeGenMetrics(all, aggregateMetrics(all));
     const merger = new ChunkedMetricsMerger();
-    for (const chunk of chunksOf(all, 6)) merger.add(codeGenMetrics(chunk, aggregateMetrics(chunk)), rolloutsPerTask(chunk));
+    // The default statistics are the collector's own (exact over every rollout); it skips the environment's.
+    const defaultStat = (key: string) => /^(mean|max|min|median|std)\//.test(key);
+    for (const chunk of chunksOf(all, 6)) merger.add(codeGenMetrics(chunk, aggregateMetrics(chunk)), rolloutsPerTask(chunk), defaultStat);
     const result = merger.agentMetrics();
+    // Only the per-difficulty across-runs spreads (per_sample_aggregate covers all tasks, not a difficulty).
+    expect(result.approximate.length).toBeGreaterThan(0);
     expect(result.approximate.every((k) => k.endsWith("_across_runs") && /^(easy|medium|hard)\//.test(k))).toBe(true);
     const keep = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !result.approximate.includes(k) && !/^(mean|max|min|median|std)\//.test(k)));
     expectSameMetrics(keep(result.metrics), keep(whole.agent_metrics));
     expect(Object.keys(keep(whole.agent_metrics)).filter((k) => k.startsWith("hard/pass@3/")).length).toBeGreaterThan(0);
+  });
+
+  it("names every key it cannot merge exactly over several chunks (none over one)", () => {
+    const all = rows(12, () => 3, 8);
+    const withCustom = (chunk: Array<Record<string, unknown>>, weighted: boolean) => {
+      const part = passAtKMetrics(chunk, { scores });
+      const custom = { "elo/score": chunk.length, "judge/calls": 2 * chunk.length, "mean/custom": 1, "win_share": 0.5 };
+      return {
+        agent_metrics: { ...part.metrics, ...custom },
+        per_sample_aggregate: part.per_sample_aggregate,
+        ...(weighted ? { metric_weights: { metrics: { ...part.metric_weights.metrics, win_share: chunk.length }, per_sample: part.metric_weights.per_sample, sums: ["judge/calls"] } } : {}),
+      };
+    };
+    for (const weighted of [true, false]) {
+      const merger = new ChunkedMetricsMerger();
+      for (const chunk of chunksOf(all, 4)) merger.add(withCustom(chunk, weighted), rolloutsPerTask(chunk));
+      // A value stated as a mean over N (win_share) or as a total (judge/calls) merges; NeMo Gym's
+      // pass@k forms merge with or without weights; anything else (a rating, an unstated count or
+      // mean) cannot.
+      expect(merger.agentMetrics().approximate).toEqual(weighted ? ["elo/score", "mean/custom"] : ["elo/score", "judge/calls", "mean/custom", "win_share"]);
+      if (weighted) expect(merger.agentMetrics().metrics["judge/calls"]).toBe(72);
+      const one = new ChunkedMetricsMerger();
+      one.add(withCustom(all, weighted), rolloutsPerTask(all));
+      expect(one.agentMetrics().approximate).toEqual([]);
+      expect(one.agentMetrics().metrics["elo/score"]).toBe(36);
+    }
   });
 
   it("the across-runs spread is not an average of the chunks' spreads", () => {

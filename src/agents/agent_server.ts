@@ -1,6 +1,7 @@
 // The HTTP face every Gymkit agent shares (NeMo Gym's SimpleResponsesAPIAgent routes): `POST /run`
 // takes a data row and returns the scored rollout, `POST /v1/responses` runs the episode alone for
-// callers that seed and verify themselves, `POST /aggregate_metrics` is the environment's. An agent is
+// callers that seed and verify themselves, `POST /aggregate_metrics` and
+// `GET /aggregate_metrics_scope` are the environment's. An agent is
 // its config and two functions, `run` and `respond`; this module owns the wiring they share: row
 // validation, the rollout's cookie jar, the rollout header on model calls, hang-up aborts and the
 // environment's session cookies handed back from `/v1/responses`.
@@ -89,6 +90,13 @@ export function buildAgentServer(context: InstanceContext<unknown>, wiring: Agen
 
   app.post("/aggregate_metrics", carriesRollouts, async (request, reply) => {
     const result = await upstreams(jarOf(request), abortOnHangUp(reply.raw), undefined).environment.aggregateMetrics(request.body ?? {});
+    return reply.code(result.status).type("application/json").send(result.text);
+  });
+
+  // Whether the environment's metrics need the whole run in one `/aggregate_metrics` call: the
+  // collector only knows this agent's URL, so the agent passes the question on.
+  app.get("/aggregate_metrics_scope", async (request, reply) => {
+    const result = await upstreams(jarOf(request), abortOnHangUp(reply.raw), undefined).environment.aggregateMetricsScope();
     return reply.code(result.status).type("application/json").send(result.text);
   });
 

@@ -43,12 +43,13 @@ async function send(
   path: string,
   body: unknown,
   headers?: Record<string, string>,
+  method: "GET" | "POST" = "POST",
 ): Promise<CallResult> {
   const url = joinUrl(options.url, path);
   try {
     return await call(url, {
-      method: "POST",
-      body,
+      method,
+      body: method === "GET" ? undefined : body,
       headers,
       cookies: options.cookies,
       timeoutMs: options.timeoutMs,
@@ -119,6 +120,11 @@ export class EnvironmentClient {
   /** Forwarded as is: status and body. */
   async aggregateMetrics(body: unknown): Promise<CallResult> {
     return send("env_error", this.who, this.options, "/aggregate_metrics", body);
+  }
+
+  /** `GET /aggregate_metrics_scope`, forwarded as is (a 404 from an environment without the route too). */
+  async aggregateMetricsScope(): Promise<CallResult> {
+    return send("env_error", this.who, this.options, "/aggregate_metrics_scope", undefined, undefined, "GET");
   }
 }
 

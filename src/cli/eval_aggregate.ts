@@ -43,6 +43,9 @@ export async function evalAggregate(overrides: string[], options: AggregateOptio
       `merged ${summary.shards.length} shards: ${accounting.succeeded}/${accounting.requested} rollouts succeeded, ${accounting.failed} failed\n` +
         `rollouts: ${summary.paths.output}\nmetrics:  ${summary.paths.metrics}\n`,
     );
+    for (const entry of summary.metrics) {
+      if (entry.approximated) process.stdout.write(`note: ${entry.agent_ref.name}: ${entry.approximated.length} metric(s) of the environment could only be approximated from chunks of tasks (approximate_metrics in the metrics file): ${entry.approximated.slice(0, 4).join(", ")}${entry.approximated.length > 4 ? ", …" : ""}\n`);
+    }
     if (summary.incomplete.length > 0) process.stderr.write(`gym: warning: merged ${summary.incomplete.length} incomplete shard(s): ${summary.incomplete.join(", ")}\n`);
     if (accounting.missing.count > 0 || accounting.duplicated.count > 0) {
       if (accounting.missing.count > 0) process.stderr.write(`gym: error: ${accounting.missing.count} requested rollouts are missing: (task, rollout) ${formatPairs(accounting.missing)}\n`);

@@ -165,7 +165,7 @@ export function reportCollection(summary: CollectSummary, maxFailures: FailureLi
     out.write(`\n${entry.agent_ref.name}\n`);
     for (const [key, value] of Object.entries(entry.key_metrics)) out.write(`  ${key.padEnd(32)} ${formatNumber(value)}\n`);
     if (entry.approximated) {
-      out.write(`  note: ${entry.approximated.length} across-runs metric(s) are approximate (merged over chunks of tasks; the environment returns no per_sample_aggregate): ${entry.approximated.slice(0, 4).join(", ")}${entry.approximated.length > 4 ? ", …" : ""}\n`);
+      out.write(`  note: ${entry.approximated.length} metric(s) of the environment could only be approximated from chunks of tasks (approximate_metrics in the metrics file): ${entry.approximated.slice(0, 4).join(", ")}${entry.approximated.length > 4 ? ", …" : ""}\n`);
     }
   }
   const classes = Object.entries(accounting.failureClasses).map(([k, v]) => `${k}: ${v}`).join(", ");

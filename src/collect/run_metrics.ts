@@ -4,14 +4,17 @@
 //     compact copy of each row (scalars + token usage) to a temporary file with a 24-byte index entry;
 //  2. the spool is read back in task order; per task the default statistics are computed, and, when the
 //     environment is running, its `/aggregate_metrics` is called per chunk of whole tasks (pass@k,
-//     majority@k, …), and the chunks' results are merged into what one call would give (metrics/chunk_merge.ts);
+//     majority@k, …), and the chunks' results are merged into what one call would give (metrics/chunk_merge.ts)
+//     — or, when the environment says its metrics need every rollout at once (`GET
+//     /aggregate_metrics_scope` answers "whole_run", e.g. a fitted rating), called once over the whole run;
 //  3. per-task results stream to a temporary file and are copied into the metrics file at the end.
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { scanLines } from "./line_scan.js";
-import { callJson } from "../http/client.js";
-import { groupEntry, keyMetrics, MetricsAccumulator, rolloutInfoIntKeys, type AggregateResult } from "../metrics/aggregate.js";
+import { call, CallError, callJson } from "../http/client.js";
+import { BODY_LIMIT_ENV } from "../http/limits.js";
+import { groupEntry, keyMetrics, MetricsAccumulator, rolloutInfoIntKeys, type AggregateMetricsScope, type AggregateResult } from "../metrics/aggregate.js";
 import { ChunkedMetricsMerger } from "../metrics/chunk_merge.js";
 import { pairKey, pairOf } from "./lines.js";
 import { agentMetricsFloats, groupMetricsFloats, stringifyWithFloats } from "../protocol/python_json.js";
@@ -29,12 +32,17 @@ export interface AgentMetricsSummary {
   extras?: Record<string, unknown>;
   /** Environment metrics that several chunks could only approximate (see metrics/chunk_merge.ts). */
   approximated?: string[];
+  /** How the environment's `/aggregate_metrics` was called: per chunk of tasks, or once over the whole run. */
+  scope?: AggregateMetricsScope;
 }
 
 export interface RunMetricsOptions {
   /** Where to POST `/aggregate_metrics` for an agent (its agent server forwards to the environment). */
   aggregateUrlOf?: (agent: string) => string | undefined;
-  /** Rollouts per `/aggregate_metrics` call (whole tasks: a larger task goes alone). */
+  /**
+   * Rollouts per `/aggregate_metrics` call (whole tasks: a larger task goes alone), for an environment
+   * whose scope is "chunked"; a "whole_run" one gets every rollout in one call whatever this says.
+   */
   chunkRollouts?: number;
 }
 
@@ -44,6 +52,35 @@ export interface RunMetricsOptions {
  * exact however many chunks a run takes.
  */
 const DEFAULT_CHUNK_ROLLOUTS = 2_000;
+
+/** `GET …/aggregate_metrics_scope` beside an `…/aggregate_metrics` URL (undefined for any other URL). */
+export function aggregateScopeUrl(aggregateUrl: string): string | undefined {
+  try {
+    const url = new URL(aggregateUrl);
+    if (!url.pathname.endsWith("/aggregate_metrics")) return undefined;
+    url.pathname += "_scope";
+    return url.toString();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The environment's `/aggregate_metrics` scope, asked through the same server the metrics go to (an
+ * agent forwards it). A server without the route (a NeMo Gym Python environment or agent: 404), or any
+ * other answer than "whole_run", is "chunked": the merge then names what it could only approximate.
+ */
+export async function aggregateScopeOf(aggregateUrl: string): Promise<AggregateMetricsScope> {
+  const url = aggregateScopeUrl(aggregateUrl);
+  if (!url) return "chunked";
+  try {
+    const result = await call(url, { method: "GET" });
+    return result.status === 200 && JSON.parse(result.text) === "whole_run" ? "whole_run" : "chunked";
+  } catch {
+    // Unreachable or not JSON: the `/aggregate_metrics` call that follows reports an unreachable server.
+    return "chunked";
+  }
+}
 
 /** Keys the collector computes exactly itself; an environment's values for them are ignored. */
 const DEFAULT_STAT = /^(mean|max|min|median|std)\//;
@@ -193,7 +230,9 @@ export async function computeRunMetrics(outputPath: string, options: RunMetricsO
 async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Promise<AgentMetricsSummary> {
   const exact = state.overall.summary();
   const url = options.aggregateUrlOf?.(state.name);
-  const chunkRollouts = options.chunkRollouts ?? DEFAULT_CHUNK_ROLLOUTS;
+  const scope = url ? await aggregateScopeOf(url) : undefined;
+  // A whole-run environment gets every task in one call (compact rows: a few hundred bytes each).
+  const chunkRollouts = scope === "whole_run" ? Number.POSITIVE_INFINITY : (options.chunkRollouts ?? DEFAULT_CHUNK_ROLLOUTS);
   const groups = openSync(state.groupsPath, "w");
   const merger = new ChunkedMetricsMerger();
   const skip = (key: string) => DEFAULT_STAT.test(key) && key in exact; // the collector's own are exact
@@ -209,7 +248,7 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
   };
   const flush = async () => {
     if (chunk.length === 0) return;
-    const result = await callJson<Partial<AggregateResult>>(url!, { body: { verify_responses: chunk } });
+    const result = await aggregate(url!, chunk, scope);
     merger.add(result, rolloutsPerTask, skip);
     keyMetricNames ??= Object.keys(result.key_metrics ?? {});
     if (chunks++ === 0) {
@@ -259,7 +298,27 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
     tasks,
     ...(Object.keys(extras).length > 0 ? { extras } : {}),
     ...(merged.approximate.length > 0 ? { approximated: merged.approximate } : {}),
+    ...(scope ? { scope } : {}),
   };
+}
+
+/** One `/aggregate_metrics` call; a body the server refuses as too large says how to allow it. */
+async function aggregate(url: string, rows: Array<Record<string, unknown>>, scope: AggregateMetricsScope | undefined): Promise<Partial<AggregateResult>> {
+  try {
+    return await callJson<Partial<AggregateResult>>(url, { body: { verify_responses: rows } });
+  } catch (error) {
+    if (error instanceof CallError && error.status === 413) {
+      const why = scope === "whole_run" ? "the environment's metrics need the whole run in one call" : "one chunk of tasks";
+      throw new CallError(
+        `POST ${error.url} refused ${rows.length} rollouts as too large (413; ${why}); raise ${BODY_LIMIT_ENV} (MiB, at most 256) for the servers, or skip the environment's metrics with --disable-aggregation`,
+        url,
+        "status",
+        413,
+        error.responseText,
+      );
+    }
+    throw error;
+  }
 }
 
 /** Streams the metrics JSON: small summaries in memory, per-task entries copied from their temp files. */

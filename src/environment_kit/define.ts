@@ -7,7 +7,7 @@ import { functionToolOf } from "./tool_schema.js";
 import type { EnvironmentDefinition, EnvironmentImplementation } from "./types.js";
 
 /** Names that are routes of every resources server, so a tool cannot take them. */
-const RESERVED_ROUTES = new Set(["seed_session", "verify", "aggregate_metrics", "reverify_mode", "tools", "reset", "step", "close"]);
+const RESERVED_ROUTES = new Set(["seed_session", "verify", "aggregate_metrics", "aggregate_metrics_scope", "reverify_mode", "tools", "reset", "step", "close"]);
 /** OpenAI's constraint on function names; it also keeps the name a single URL path segment. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -32,6 +32,10 @@ export function defineEnvironment<
   if (definition.reset && !definition.step) throw new Error(`environment ${definition.id}: \`reset\` belongs to a Gymnasium-style environment; give \`step\` too`);
   if (definition.sessionCapacity !== undefined && !(Number.isInteger(definition.sessionCapacity) && definition.sessionCapacity >= 1)) {
     throw new Error(`environment ${definition.id}: sessionCapacity must be a whole number ≥ 1, not ${definition.sessionCapacity}`);
+  }
+  const scope = definition.aggregateMetricsScope;
+  if (scope !== undefined && scope !== "chunked" && scope !== "whole_run") {
+    throw new Error(`environment ${definition.id}: aggregateMetricsScope must be "chunked" or "whole_run", not ${JSON.stringify(scope)}`);
   }
   const configSchema = definition.configSchema ?? (z.strictObject({}) as unknown as z.ZodType<C>);
   const toolSpecs = () =>

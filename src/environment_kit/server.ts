@@ -83,6 +83,9 @@ export async function buildEnvironmentServer<C, S, R>(
     return sendJson(reply, result, agentMetricsFloats(rolloutInfoIntKeys(verify_responses)));
   });
 
+  const aggregateScope = definition.aggregateMetricsScope ?? "chunked";
+  app.get("/aggregate_metrics_scope", async (_request, reply) => sendJson(reply, aggregateScope));
+
   const reverifyMode = definition.reverifyMode ?? "unknown";
   app.get("/reverify_mode", async (_request, reply) => sendJson(reply, reverifyMode));
 

@@ -3,7 +3,7 @@
 // server.ts so both can import them without importing each other.
 import type { z } from "zod";
 import type { ServerImplementation } from "../http/implementation.js";
-import type { AggregateResult } from "../metrics/aggregate.js";
+import type { AggregateMetricsScope, AggregateResult } from "../metrics/aggregate.js";
 import type { ResponseObject, ServerRef, VerifyRequest } from "../protocol/index.js";
 import type { FunctionToolSpec } from "./tool_schema.js";
 
@@ -141,6 +141,14 @@ export interface EnvironmentDefinition<
   step?(action: ResponseObject, metadata: Record<string, unknown>, ctx: EnvironmentContext<C, S, R>): StepResult | Promise<StepResult>;
   /** `GET /reverify_mode`: "stateless" when `/verify` needs no session (it can be re-run later). */
   reverifyMode?: "stateless" | "unknown";
+  /**
+   * `GET /aggregate_metrics_scope`: "whole_run" when `aggregateMetrics` must see every rollout of a
+   * run in one call (a statistic over all tasks at once, such as a fitted rating or a bootstrap, that
+   * no merge of per-chunk results reproduces); the collector then sends the whole run in one call
+   * instead of chunks of tasks. Default "chunked": the metrics are means over tasks that merge
+   * exactly given `metric_weights` (see metrics/chunk_merge.ts).
+   */
+  aggregateMetricsScope?: AggregateMetricsScope;
   /** Replaces the default `/aggregate_metrics`; `ctx.defaults` gives the default result to build on. */
   aggregateMetrics?(
     verifyResponses: Array<Record<string, unknown>>,

@@ -21,6 +21,14 @@ export interface AggregateResult {
   metric_weights?: MetricWeights;
 }
 
+/**
+ * How an environment's `/aggregate_metrics` may be called over a run, as `GET /aggregate_metrics_scope`
+ * answers (a Gymkit route; an environment without it, such as a NeMo Gym Python server, is "chunked"):
+ * "chunked" — per chunk of whole tasks, the chunks' results merged (metrics/chunk_merge.ts);
+ * "whole_run" — once, over every rollout of the run (metrics no merge of chunks reproduces).
+ */
+export type AggregateMetricsScope = "chunked" | "whole_run";
+
 /** Bookkeeping fields that are numbers but not measurements. */
 const SKIPPED_FIELDS = new Set(["_ng_task_index", "_ng_rollout_index", "_ng_attempt_index"]);
 const STATS = ["mean", "max", "min", "median", "std"] as const;

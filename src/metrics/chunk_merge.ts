@@ -5,17 +5,28 @@
 // Averages over tasks (pass@k, pass@1[avg-of-k], majority@k, per_sample_aggregate, …) merge exactly
 // as weighted means, weighted by how many tasks each chunk's value covers. Gymkit's environments say
 // so in `metric_weights` (pass_at_k.ts); for an environment that does not (e.g. a Python NeMo Gym
-// one), a `…@k` key is taken to cover the chunk's tasks with ≥ k rollouts, and any other key every
-// task of the chunk — exact when every rollout is scored.
+// one), a `…@k` key is taken to cover the chunk's tasks with ≥ k rollouts, and an avg-of-k or
+// majority@k key every task of the chunk — exact when every rollout is scored.
 //
 // The across-runs spreads (…/std_dev_across_runs, …/std_err_across_runs) are not averages: they are
 // recomputed from the merged per_sample_aggregate, exactly (NeMo Gym defines them from it). Without
-// one, over several chunks, they are weighted means of the chunks' spreads, only an approximation:
-// `approximate` names them.
+// one (or for a spread per_sample_aggregate does not cover, such as a per-subset one), over several
+// chunks, they are weighted means of the chunks' spreads, only an approximation: `approximate` names them.
+//
+// A key the environment lists in `metric_weights.sums` (a count, a total) merges exactly as the sum of
+// the chunks' values.
+//
+// Any other key — one the environment gives no weight for and that is not one of the forms above
+// (an Elo rating, a count, a median, a ratio of sums, …) — cannot be merged from per-chunk values at
+// all: over several chunks it is the chunks' mean weighted by their task counts, and `approximate`
+// names it. An environment whose metrics need every rollout at once declares
+// `aggregateMetricsScope: "whole_run"`, and the collector then makes one call over the whole run.
 import { sampleStd, type MetricWeights } from "./pass_at_k.js";
 
 const K_OF_KEY = /^(?:pass@(\d+)\/|majority@(\d+)\/|pass@1\[avg-of-(\d+)\]\/)/;
 const ACROSS_RUNS = /^pass@1\[avg-of-(\d+)\]\/(.+)\/(std_dev_across_runs|std_err_across_runs)$/;
+/** An across-runs spread under any prefix (a subset's too): never a mean of the chunks' values. */
+const SPREAD = /\/(?:std_dev|std_err)_across_runs$/;
 
 /** The k a per-task metric key is about (the tasks it averages over have ≥ k rollouts), if any. */
 export function kOfMetric(key: string): number | undefined {
@@ -51,6 +62,11 @@ export class ChunkedMetricsMerger {
   private readonly perSample = new Map<string, Weighted[]>();
   private chunksWithoutPerSample = 0;
   private chunks = 0;
+  /** Keys some chunk gave in no mergeable form (no stated weight, not a `…@k` key). */
+  private readonly unmergeable = new Set<string>();
+  /** Keys stated as totals (`metric_weights.sums`), and keys some chunk gave otherwise. */
+  private readonly totals = new Set<string>();
+  private readonly notTotals = new Set<string>();
   /**
    * Per chunk, the value at its largest k of each avg-of-k / majority@k family. A task with n
    * rollouts has the same first k for every k ≥ n, so a chunk whose tasks have at most m rollouts
@@ -73,10 +89,21 @@ export class ChunkedMetricsMerger {
     const stated = result.metric_weights;
 
     const tails = new Map<string, Tail>();
+    const sums = new Set(Array.isArray(stated?.sums) ? stated.sums : []);
     for (const [key, value] of Object.entries(result.agent_metrics ?? {})) {
       if (skip(key) || typeof value !== "number" || !Number.isFinite(value)) continue;
+      if (sums.has(key)) {
+        this.totals.add(key);
+        const s = this.sums.get(key) ?? { sum: 0, weight: 0 };
+        s.sum += value;
+        s.weight += 1;
+        this.sums.set(key, s);
+        continue;
+      }
+      this.notTotals.add(key);
       const k = kOfMetric(key);
       const given = stated?.metrics?.[key];
+      if (!isWeight(given) && k === undefined) this.unmergeable.add(key);
       const family = ACROSS_RUNS.test(key) ? undefined : FIRST_K.exec(key);
       // pass@k averages over the tasks with ≥ k rollouts; avg-of-k and majority@k over every task.
       const weight = isWeight(given) ? given : k === undefined || family ? rolloutsPerTask.length : eligible(k);
@@ -133,7 +160,12 @@ export class ChunkedMetricsMerger {
         metrics[key] = exact;
         continue;
       }
-      if (this.chunks > 1 && /\/(?:std_dev|std_err)_across_runs$/.test(key)) approximate.push(key);
+      if (this.totals.has(key) && !this.notTotals.has(key)) {
+        metrics[key] = s.sum;
+        continue;
+      }
+      // A total in some chunks and not in others cannot be merged either.
+      if (this.chunks > 1 && (SPREAD.test(key) || this.unmergeable.has(key) || this.totals.has(key))) approximate.push(key);
       metrics[key] = s.weight > 0 ? s.sum / s.weight : 0;
     }
     return { metrics, approximate };

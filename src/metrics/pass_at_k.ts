@@ -38,8 +38,13 @@ export interface PassAtKResult {
  * response; NeMo Gym clients ignore it.
  */
 export interface MetricWeights {
-  /** Agent-metric key → the number of tasks its value is the mean over. */
+  /** Agent-metric key → the number of tasks (or rollouts) its value is the mean over. */
   metrics: Record<string, number>;
+  /**
+   * Agent-metric keys whose value is a total over the rows sent (a count, a sum): chunks' values add up.
+   * Optional; the pass@k helpers state none.
+   */
+  sums?: string[];
   /**
    * Score → per rollout position, the number of tasks scored there. A position with 0 has no value in
    * per_sample_aggregate (whose values are the positions with a weight, in order).

@@ -115,5 +115,7 @@ export default defineEnvironment({
       ...rest,
     };
   },
+  // Arena-Elo is one fit (and a bootstrap) over every task: no merge of per-chunk values gives it.
+  aggregateMetricsScope: "whole_run",
   aggregateMetrics: (rows, ctx) => arenaMetrics(rows, ctx.defaults(rows), { rounds: ctx.config.arena_elo_bootstrap_rounds, seed: ctx.config.arena_elo_bootstrap_seed }),
 });

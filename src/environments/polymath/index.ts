@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineEnvironment } from "../../environment_kit/define.js";
 import { outputText, ResponsesCreateParams, ServerRef } from "../../protocol/index.js";
-import { JudgeClient } from "../../judge/index.js";
+import { JudgeCallFields, judgeCallOptions, JudgeClient } from "../../judge/index.js";
 import { judgeMathEquivalence } from "../../verifiers/math/judge.js";
 import { MathVerifierPool } from "../../verifiers/math/pool.js";
 import { highestKMetrics } from "../../metrics/highest_k.js";
@@ -20,12 +20,9 @@ const Config = z.strictObject({
   should_use_judge: z.boolean().default(true),
   library_verifier_timeout_seconds: z.number().positive().default(10.0),
   library_verifier_max_concurrency: z.number().int().positive().default(32),
-  /** Deadline of one judge call (a Gymkit extension; NeMo Gym uses its client default). */
-  judge_timeout_seconds: z.number().positive().default(600),
+  ...JudgeCallFields,
 });
 type Config = z.output<typeof Config>;
-
-const JUDGE_RETRY = { attempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 };
 
 export default defineEnvironment({
   id: "polymath",
@@ -51,7 +48,7 @@ export default defineEnvironment({
       return { reward: libraryReward, expected_answer: request.expected_answer, extracted_answer: extracted, library_reward: libraryReward, judge_evaluations: null, ...carried };
     }
     const answer = extracted ? extracted : generated;
-    const judge = JudgeClient.for(ctx, config.judge_model_server, request, { timeoutSeconds: config.judge_timeout_seconds });
+    const judge = JudgeClient.for(ctx, config.judge_model_server, request, judgeCallOptions(config));
     const { reward, evaluations } = await judgeMathEquivalence(judge, config.judge_responses_create_params, request.question, request.expected_answer, answer);
     return { reward, expected_answer: request.expected_answer, extracted_answer: extracted, library_reward: libraryReward, judge_evaluations: evaluations, ...carried };
   },
