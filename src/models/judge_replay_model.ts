@@ -79,6 +79,19 @@ export function indexRecordedAnswers(path: string, keys: readonly string[], text
   return index;
 }
 
+/**
+ * NeMo Gym's non-null request defaults (NeMoGymResponseCreateParamsNonStreaming at 07d6b0d), filled
+ * where absent or null: a recorded request is the model's full dump (`tools: []`, ...), a request as
+ * sent leaves them unset, and the two mean the same.
+ */
+const CREATE_DEFAULTS = { parallel_tool_calls: true, tool_choice: "auto", tools: [] as unknown[] };
+
+export function withCreateDefaults(params: ResponsesCreateParams): ResponsesCreateParams {
+  const out: Record<string, unknown> = { ...params };
+  for (const [key, value] of Object.entries(CREATE_DEFAULTS)) if (out[key] === undefined || out[key] === null) out[key] = value;
+  return out as ResponsesCreateParams;
+}
+
 export function judgeReplayAdapter(config: JudgeReplayModelConfig): ModelAdapter {
   const index = indexRecordedAnswers(config.rollouts_path, config.judge_keys, config.text_field);
 
@@ -110,7 +123,7 @@ export function judgeReplayAdapter(config: JudgeReplayModelConfig): ModelAdapter
       const answer = answerFor(context);
       if ("response" in answer) {
         if (config.check_requests && answer.request) {
-          const difference = firstDifference(canonicalRequest(params), canonicalRequest(answer.request));
+          const difference = firstDifference(canonicalRequest(withCreateDefaults(params)), canonicalRequest(withCreateDefaults(answer.request)));
           if (difference !== undefined) {
             throw new HttpError(409, `${ID}: the judge request of ${describeRollout(context.rollout)} call ${context.judgeCall ?? 0} differs from the recorded one at ${difference}`);
           }

@@ -70,6 +70,10 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     competitive_coding_challenges: () => import("../environments/competitive_coding_challenges/index.js"),
 
     // LLM-judged (on the judge kit, src/judge/)
+    math_with_autograder: () => import("../environments/math_with_autograder/index.js"),
+    physics_judge: () => import("../environments/physics_judge/index.js"),
+    ugphysics_judge: () => import("../environments/ugphysics_judge/index.js"),
+    frontierscience_judge: () => import("../environments/frontierscience_judge/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
