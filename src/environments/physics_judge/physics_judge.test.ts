@@ -110,7 +110,7 @@ describe("reward rules", () => {
       { id: "msg_chat", content: [{ annotations: [], text: "[correct]", type: "output_text", logprobs: null }], role: "assistant", status: "completed", type: "message" },
     ]);
     expect(recorded.response).toMatchObject({ object: "response", parallel_tool_calls: false, tool_choice: "none", tools: [], error: null });
-    expect(recorded.responses_create_params.input[0].content).toBe(sent[0]!.messages[0].content);
+    expect(recorded.responses_create_params.input[0].content).toBe((sent[0]!.messages as Array<{ content: string }>)[0]!.content);
   });
 
   it("on Chat Completions an empty reply is 0 (not a failure); sampling defaults fill unset fields", async () => {
