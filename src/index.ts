@@ -17,6 +17,32 @@ export type {
 export { aggregateMetrics, type AggregateResult } from "./metrics/aggregate.js";
 export { highestK, passAtKMetrics, type PassAtKOptions, type PassAtKResult } from "./metrics/pass_at_k.js";
 export { summarize } from "./metrics/stats.js";
+// The judge kit, for environments scored by an LLM judge.
+export {
+  JudgeClient,
+  JudgeFailure,
+  Limiter,
+  limiterOf,
+  firstLabel,
+  firstLabelIs,
+  regexLabel,
+  numericScore,
+  jsonVerdict,
+  judgeMessages,
+  judgeRequest,
+  finalJudgeText,
+  allJudgeText,
+  chatJudgeText,
+  PromptTemplate,
+  readPromptFile,
+  readPromptYaml,
+  swapChecked,
+  majorityVote,
+  askPanel,
+  type JudgeEvaluation,
+  type ChatJudgeCall,
+  type JudgeClientOptions,
+} from "./judge/index.js";
 export { outputText, ResponseObject, ResponsesCreateParams, ServerRef } from "./protocol/index.js";
 export type { HttpApp, ListenOptions } from "./http/app.js";
 export type { ServerImplementation, InstanceContext } from "./http/implementation.js";

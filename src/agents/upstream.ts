@@ -98,6 +98,14 @@ export class EnvironmentClient {
     return text;
   }
 
+  /** Any other route of the environment whose non-2xx ends the rollout (a Gymnasium `/reset`, `/step`): its JSON body. */
+  async post(path: string, body: unknown): Promise<unknown> {
+    const text = await this.required(path, body);
+    const json = parseJson(text);
+    if (json === undefined) throw new UpstreamError("env_error", 502, `${this.who} ${path} answered a body that is not JSON: ${truncate(text, 500)}`);
+    return json;
+  }
+
   /**
    * A tool call. Whatever the status, the body text is the tool's output: a 422 detail or a 500
    * string tells the model what went wrong, so it can try again. Only an unreachable environment throws.

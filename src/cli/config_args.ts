@@ -19,6 +19,10 @@ export interface CliConfigOptions {
   model?: string;
   modelApiKey?: string;
   modelPath?: string;
+  /** `NAME=URL`: model instance NAME defined as vllm_model in front of that engine (judges given by URL). */
+  judgeUrl?: string[];
+  /** `NAME=MODEL`: the model --judge-url NAME's engine serves. */
+  judgeModel?: string[];
   /** A NeMo Gym checkout whose Python servers gym may launch (else NEMO_GYM_ROOT). */
   nemoGymRoot?: string;
   /** The Python that runs them (else config key nemo_gym_python, else each server's venv). */
@@ -116,6 +120,37 @@ function warn(message: string): void {
   process.stderr.write(`gym: warning: ${message}\n`);
 }
 
+/** `NAME=VALUE` pairs of a repeatable flag, by name; an error names the flag and the bad value. */
+function namedValues(flag: string, values: readonly string[] | undefined): Map<string, string> {
+  const pairs = new Map<string, string>();
+  for (const text of values ?? []) {
+    const eq = text.indexOf("=");
+    const name = eq > 0 ? text.slice(0, eq) : "";
+    if (!/^[A-Za-z_][\w-]*$/.test(name) || eq === text.length - 1) throw new ConfigError(`${flag} ${text}: expected NAME=VALUE, e.g. ${flag} genrm_model=${flag === "--judge-url" ? "http://127.0.0.1:8000/v1" : "Qwen/Qwen3-8B"}`);
+    pairs.set(name, text.slice(eq + 1));
+  }
+  return pairs;
+}
+
+/**
+ * The instances `--judge-url` defines: each a vllm_model in front of a running engine, replacing
+ * whatever the configs define under that name (NeMo Gym configs name judges they start on a GPU, or
+ * define on a hosted API, or do not define at all).
+ */
+function judgeInstances(options: CliConfigOptions): Record<string, { source: string; definition: Record<string, unknown> }> {
+  const urls = namedValues("--judge-url", options.judgeUrl);
+  const models = namedValues("--judge-model", options.judgeModel);
+  for (const name of models.keys()) {
+    if (!urls.has(name)) throw new ConfigError(`--judge-model ${name}=…: no --judge-url ${name}=URL defines that instance.${didYouMean(name, [...urls.keys()])}`);
+  }
+  return Object.fromEntries(
+    [...urls].map(([name, url]) => [
+      name,
+      { source: `command-line flag \`--judge-url ${name}=…\``, definition: { responses_api_models: { vllm_model: { base_url: url, api_key: "dummy", model: models.get(name) ?? name } } } },
+    ]),
+  );
+}
+
 export async function resolveCliConfig(overrides: string[], options: CliConfigOptions, how: ResolveCliOptions = {}): Promise<CliConfig> {
   const nemoGymRoot = nemoGymRootOf(options);
   const configPaths = [...options.config];
@@ -133,6 +168,7 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
     cwd: process.cwd(),
     // `--model-type` replaces whatever `policy_model` the configs define with the built-in one.
     replaceInstances: options.modelType ? { policy_model: builtinPath("model", options.modelType) } : undefined,
+    defineInstances: judgeInstances(options),
     // The API key is optional everywhere: engines such as vLLM accept any.
     defaults: { policy_api_key: "dummy" },
     // A NeMo Gym repo path maps to Gymkit's built-in copy, else (for an environment Gymkit lacks) to the checkout's file.

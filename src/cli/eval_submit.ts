@@ -50,7 +50,7 @@ const NOT_FORWARDED = new Set(["output", "input", "overwrite"]);
 /** The job may run in another directory than this shell: paths go in absolute. */
 const PATH_OPTIONS = new Set(["config", "modelPath", "nemoGymRoot", "nemoGymPython"]);
 /** What `eval aggregate` needs to start the environments and recompute their own metrics. */
-const CONFIG_OPTIONS = new Set(["config", "resourcesServer", "modelType", "modelUrl", "model", "modelApiKey", "modelPath", "nemoGymRoot", "nemoGymPython", "nemoGymReadyTimeout"]);
+const CONFIG_OPTIONS = new Set(["config", "resourcesServer", "modelType", "modelUrl", "model", "modelApiKey", "modelPath", "judgeUrl", "judgeModel", "nemoGymRoot", "nemoGymPython", "nemoGymReadyTimeout"]);
 
 /** The node binary and the CLI entry this very process runs, so the jobs need no `gym` on PATH. */
 const GYM = [process.execPath, fileURLToPath(new URL("./main.js", import.meta.url))];

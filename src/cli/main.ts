@@ -39,6 +39,8 @@ function configOptions(command: Command): Command {
     .option("--model <name>", "the model name sent to the engine (sets policy_model_name)")
     .option("--model-api-key <key>", "API key for the model endpoint (sets policy_api_key; default: dummy)")
     .option("--model-path <file>", "a GGUF file for --model-type local_model (sets policy_model_path)")
+    .option("--judge-url <name=url>", "define model instance NAME (e.g. a judge a config names but does not define) as vllm_model in front of the engine at URL (base URL including /v1; repeatable)", collect, [])
+    .option("--judge-model <name=model>", "the model name that --judge-url NAME's engine serves (default: NAME)", collect, [])
     .option("--nemo-gym-root <dir>", "a NeMo Gym checkout: its Python servers (entrypoint: app.py) run from there (default: $NEMO_GYM_ROOT)")
     .option("--nemo-gym-python <path>", "the Python that runs NeMo Gym servers (config key nemo_gym_python; default: each server's .venv)")
     .option("--nemo-gym-ready-timeout <s>", "how long a NeMo Gym Python server may take to answer GET / (default 600; a server given by url: at most 30)")

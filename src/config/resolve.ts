@@ -41,6 +41,12 @@ export interface ComposeOptions {
    * overrides still apply on top, so `++policy_model.responses_api_models.vllm_model.x=1` works.
    */
   replaceInstances?: Readonly<Record<string, string>>;
+  /**
+   * Instances defined by a flag, replacing whatever the config files define under that name (e.g.
+   * `--judge-url genrm_model=URL` → a vllm_model instance in front of that engine). `source` names the
+   * flag in messages. Overrides still apply on top.
+   */
+  defineInstances?: Readonly<Record<string, { source: string; definition: Mapping }>>;
 }
 
 export interface ComposedConfig {
@@ -86,6 +92,11 @@ export function composeConfig(options: ComposeOptions = {}): ComposedConfig {
   for (const file of files) mergeInto(merged, file.data, file.label, provenance);
   for (const [name, path] of Object.entries(options.replaceInstances ?? {})) {
     files.push(...replaceInstance(merged, provenance, name, path, cwd, options.builtinConfig));
+  }
+  for (const [name, { source, definition }] of Object.entries(options.defineInstances ?? {})) {
+    delete merged[name];
+    provenance.removed([name]);
+    mergeInto(merged, { [name]: definition }, source, provenance);
   }
   if (envYaml) {
     const { [CONFIG_PATHS_KEY]: _followed, ...rest } = envYaml.data;

@@ -7,7 +7,7 @@ import { functionToolOf } from "./tool_schema.js";
 import type { EnvironmentDefinition, EnvironmentImplementation } from "./types.js";
 
 /** Names that are routes of every resources server, so a tool cannot take them. */
-const RESERVED_ROUTES = new Set(["seed_session", "verify", "aggregate_metrics", "reverify_mode", "tools"]);
+const RESERVED_ROUTES = new Set(["seed_session", "verify", "aggregate_metrics", "reverify_mode", "tools", "reset", "step", "close"]);
 /** OpenAI's constraint on function names; it also keeps the name a single URL path segment. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -23,6 +23,13 @@ export function defineEnvironment<
     if (!TOOL_NAME.test(name)) throw new Error(`environment ${definition.id}: tool name "${name}" must match ${TOOL_NAME}`);
     if (RESERVED_ROUTES.has(name)) throw new Error(`environment ${definition.id}: tool name "${name}" is a reserved route`);
   }
+  if ((definition.verify === undefined) === (definition.step === undefined)) {
+    throw new Error(`environment ${definition.id}: give either \`verify\` (scored once by /verify) or \`step\` (a Gymnasium-style episode played by gymnasium_agent), not ${definition.verify ? "both" : "neither"}`);
+  }
+  if (definition.step && (definition.tools || definition.seedSession || definition.toolFallback)) {
+    throw new Error(`environment ${definition.id}: a Gymnasium-style environment (with \`step\`) answers tool calls from \`step\` (info.tool_outputs); it has no \`tools\`, \`toolFallback\` or \`seedSession\``);
+  }
+  if (definition.reset && !definition.step) throw new Error(`environment ${definition.id}: \`reset\` belongs to a Gymnasium-style environment; give \`step\` too`);
   if (definition.sessionCapacity !== undefined && !(Number.isInteger(definition.sessionCapacity) && definition.sessionCapacity >= 1)) {
     throw new Error(`environment ${definition.id}: sessionCapacity must be a whole number ≥ 1, not ${definition.sessionCapacity}`);
   }

@@ -1,16 +1,16 @@
 // The HTTP face of an environment: NeMo Gym's resources-server routes (§0 of the examples spec),
 // built from an EnvironmentDefinition. Authors never touch this file.
-import type { FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { parseOr422 } from "../http/errors.js";
+import { HttpError, parseOr422 } from "../http/errors.js";
 import type { HttpApp } from "../http/app.js";
 import { sendJson } from "../http/reply.js";
 import { asHttpApp, createServer, rolloutBodyLimit } from "../http/server.js";
 import { aggregateMetrics as defaultAggregate, rolloutInfoIntKeys } from "../metrics/aggregate.js";
 import type { InstanceContext } from "../http/implementation.js";
-import { AggregateMetricsRequest, VerifyRequest } from "../protocol/index.js";
+import { AggregateMetricsRequest, ResponseObject, ResponsesCreateParams, VerifyRequest } from "../protocol/index.js";
 import { asNemoGymCreateParams, asNemoGymResponse } from "../protocol/nemo_gym_models.js";
-import { agentMetricsFloats, ROLLOUT_FLOATS } from "../protocol/python_json.js";
+import { agentMetricsFloats, ROLLOUT_FLOATS, type FloatShape } from "../protocol/python_json.js";
 import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput, VerifyResult } from "./types.js";
 import { SessionStore } from "./session_store.js";
 import { withJudgeFailsafe } from "../judge/failure.js";
@@ -43,29 +43,33 @@ export async function buildEnvironmentServer<C, S, R>(
   // NeMo Gym's expose_tools_over_mcp: the tools also over MCP, tied to sessions by a signed token.
   const mcpTokens = definition.exposeToolsOverMcp ? new SessionTokens() : undefined;
 
-  const seedSchema = z.looseObject(definition.seedFields ?? {});
-  app.post("/seed_session", carriesRollouts, async (request, reply) => {
-    const row = parseOr422(seedSchema, request.body ?? {}) as SeedInput<any>;
-    const result = definition.seedSession ? await definition.seedSession(row, contextOf(request)) : undefined;
-    const body = result ?? {};
-    if (mcpTokens && body !== null && typeof body === "object" && !Array.isArray(body) && !("mcp" in body)) {
-      return sendJson(reply, { ...body, mcp: seedMetadata(instance.name, mcpTokens.mint(request.sessionId)) });
-    }
-    return sendJson(reply, body);
-  });
+  if (definition.step) {
+    mountGymnasiumRoutes(app, definition, contextOf, sessions, carriesRollouts);
+  } else {
+    const seedSchema = z.looseObject(definition.seedFields ?? {});
+    app.post("/seed_session", carriesRollouts, async (request, reply) => {
+      const row = parseOr422(seedSchema, request.body ?? {}) as SeedInput<any>;
+      const result = definition.seedSession ? await definition.seedSession(row, contextOf(request)) : undefined;
+      const body = result ?? {};
+      if (mcpTokens && body !== null && typeof body === "object" && !Array.isArray(body) && !("mcp" in body)) {
+        return sendJson(reply, { ...body, mcp: seedMetadata(instance.name, mcpTokens.mint(request.sessionId)) });
+      }
+      return sendJson(reply, body);
+    });
 
-  const verifySchema = VerifyRequest.extend(definition.rowFields ?? {});
-  app.post("/verify", carriesRollouts, async (request, reply) => {
-    const verifyRequest = parseOr422(verifySchema, request.body) as VerifyInput<any>;
-    // Over MCP, clients namespace tool names (mcp__<server>__<tool>): scored bare, echoed as emitted.
-    const scored = mcpTokens ? withNormalizedToolNames(verifyRequest, instance.name) : verifyRequest;
-    // A judge that could not be asked is a `judge_failed` failure of the rollout, never a zero.
-    const result = await judgeFailsafe(() => definition.verify(scored, contextOf(request)));
-    if (typeof result?.reward !== "number" || !Number.isFinite(result.reward)) {
-      throw new Error(`${definition.id}.verify returned reward ${String(result?.reward)}; it must be a finite number`);
-    }
-    return sendJson(reply, verifyResponse(verifyRequest, result, definition.verifyEchoes), ROLLOUT_FLOATS);
-  });
+    const verifySchema = VerifyRequest.extend(definition.rowFields ?? {});
+    app.post("/verify", carriesRollouts, async (request, reply) => {
+      const verifyRequest = parseOr422(verifySchema, request.body) as VerifyInput<any>;
+      // Over MCP, clients namespace tool names (mcp__<server>__<tool>): scored bare, echoed as emitted.
+      const scored = mcpTokens ? withNormalizedToolNames(verifyRequest, instance.name) : verifyRequest;
+      // A judge that could not be asked is a `judge_failed` failure of the rollout, never a zero.
+      const result = await judgeFailsafe(() => definition.verify!(scored, contextOf(request)));
+      if (typeof result?.reward !== "number" || !Number.isFinite(result.reward)) {
+        throw new Error(`${definition.id}.verify returned reward ${String(result?.reward)}; it must be a finite number`);
+      }
+      return sendJson(reply, verifyResponse(verifyRequest, result, definition.verifyEchoes), ROLLOUT_FLOATS);
+    });
+  }
 
   app.post("/aggregate_metrics", carriesRollouts, async (request, reply) => {
     const { verify_responses } = parseOr422(AggregateMetricsRequest, request.body);
@@ -115,6 +119,50 @@ export async function buildEnvironmentServer<C, S, R>(
   }
 
   return asHttpApp(app);
+}
+
+/** NeMo Gym's EnvStepResponse: `reward` is a float; info keeps its own types. */
+const STEP_FLOATS: FloatShape = { reward: true };
+
+const ResetBody = z.looseObject({ responses_create_params: ResponsesCreateParams });
+const StepBody = z.looseObject({ responses_create_params: ResponsesCreateParams, response: ResponseObject });
+
+/**
+ * NeMo Gym's GymnasiumServer routes (07d6b0d resources_servers/gymnasium/base.py): `/reset` and `/step`
+ * take the row (its fields besides `responses_create_params` and `response` are the metadata the
+ * environment reads); an episode's session state is dropped when a step ends it. `/verify` is refused
+ * with the reason, as NeMo Gym's raises.
+ */
+function mountGymnasiumRoutes<C, S, R>(
+  app: FastifyInstance,
+  definition: EnvironmentDefinition<C, S, any, any, any, R>,
+  contextOf: (request: FastifyRequest) => EnvironmentContext<C, S, R>,
+  sessions: Map<string, S>,
+  carriesRollouts: { bodyLimit: number },
+): void {
+  app.post("/reset", carriesRollouts, async (request, reply) => {
+    const { responses_create_params: _params, ...metadata } = parseOr422(ResetBody, request.body) as Record<string, unknown>;
+    const result = (await definition.reset?.(metadata, contextOf(request))) ?? {};
+    return sendJson(reply, { observation: result.observation ?? null, info: result.info ?? {} });
+  });
+
+  app.post("/step", carriesRollouts, async (request, reply) => {
+    const body = parseOr422(StepBody, request.body) as Record<string, unknown>;
+    const { responses_create_params: _params, response, ...metadata } = body;
+    const ctx = contextOf(request);
+    const result = await definition.step!(response as ResponseObject, metadata, ctx);
+    const reward = result.reward ?? 0;
+    if (typeof reward !== "number" || !Number.isFinite(reward)) throw new Error(`${definition.id}.step returned reward ${String(reward)}; it must be a finite number`);
+    const terminated = result.terminated === true;
+    const truncated = result.truncated === true;
+    // The episode is over: its state goes (NeMo Gym's close_session).
+    if (terminated || truncated) sessions.delete(ctx.sessionId);
+    return sendJson(reply, { observation: result.observation ?? null, reward, terminated, truncated, info: result.info ?? {} }, STEP_FLOATS);
+  });
+
+  app.post("/verify", async () => {
+    throw new HttpError(400, `${definition.id} is a Gymnasium-style environment: it is scored step by step on /step, not by /verify; run it with gymnasium_agent`);
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
 import type { z } from "zod";
 import type { ServerImplementation } from "../http/implementation.js";
 import type { AggregateResult } from "../metrics/aggregate.js";
-import type { ServerRef, VerifyRequest } from "../protocol/index.js";
+import type { ResponseObject, ServerRef, VerifyRequest } from "../protocol/index.js";
 import type { FunctionToolSpec } from "./tool_schema.js";
 
 /** One running instance of an environment, as `setup` sees it. */
@@ -42,6 +42,25 @@ export interface ToolDefinition<A extends z.ZodObject, C, S, R = undefined> {
  * `reward`, the row fields named by `verifyEchoes`, then these.
  */
 export type VerifyResult = { reward: number } & Record<string, unknown>;
+
+/** What `reset` returns (NeMo Gym's EnvResetResponse): the first observation (a user message), and info. */
+export interface ResetResult {
+  observation?: string | null;
+  info?: Record<string, unknown>;
+}
+
+/**
+ * What `step` returns (NeMo Gym's EnvStepResponse): the next observation (a user message; none ends
+ * nothing by itself), this step's reward, whether the episode ended (terminated) or was cut
+ * (truncated), and info. `info.tool_outputs` (`[{call_id, output}]`) answers the model's tool calls.
+ */
+export interface StepResult {
+  observation?: string | null;
+  reward?: number;
+  terminated?: boolean;
+  truncated?: boolean;
+  info?: Record<string, unknown>;
+}
 
 /** The validated `/verify` body: the row (unknown fields kept), `response`, and the declared fields. */
 export type VerifyInput<F extends z.ZodRawShape> = VerifyRequest & z.output<z.ZodObject<F>>;
@@ -109,8 +128,17 @@ export interface EnvironmentDefinition<
    * NeMo Gym's base verify response keeps only the request, the response and the reward.
    */
   verifyEchoes?: readonly string[] | "all";
-  /** Scores a finished rollout. */
-  verify(request: VerifyInput<F>, ctx: EnvironmentContext<C, S, R>): VerifyResult | Promise<VerifyResult>;
+  /** Scores a finished rollout. Every environment has `verify`, or, stepped by gymnasium_agent, `step`. */
+  verify?(request: VerifyInput<F>, ctx: EnvironmentContext<C, S, R>): VerifyResult | Promise<VerifyResult>;
+  /**
+   * Gymnasium-style environments (NeMo Gym's GymnasiumServer, played by gymnasium_agent): `reset`
+   * starts an episode from the row's fields (the row minus `responses_create_params`), `step` takes
+   * each model response and returns observation, reward, terminated, truncated and info. The episode's
+   * state lives in `ctx.sessions` and is dropped once the episode ends. Such an environment has no
+   * `/verify`, `/seed_session` or tool routes: the agent sums the step rewards.
+   */
+  reset?(metadata: Record<string, unknown>, ctx: EnvironmentContext<C, S, R>): ResetResult | undefined | Promise<ResetResult | undefined>;
+  step?(action: ResponseObject, metadata: Record<string, unknown>, ctx: EnvironmentContext<C, S, R>): StepResult | Promise<StepResult>;
   /** `GET /reverify_mode`: "stateless" when `/verify` needs no session (it can be re-run later). */
   reverifyMode?: "stateless" | "unknown";
   /** Replaces the default `/aggregate_metrics`; `ctx.defaults` gives the default result to build on. */

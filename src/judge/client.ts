@@ -81,9 +81,11 @@ export class JudgeClient {
   /** POSTs a Chat Completions request to the judge; returns the reply and its first choice's text. */
   async chat(request: Record<string, unknown>): Promise<ChatJudgeCall> {
     const body = await this.post("/v1/chat/completions", request);
-    if (body === null || typeof body !== "object" || !Array.isArray((body as Record<string, unknown>).choices)) {
-      throw new JudgeFailure("ValidationError", "the judge's reply is not a Chat Completion (no `choices` list)");
-    }
+    const choices = body !== null && typeof body === "object" ? (body as Record<string, unknown>).choices : undefined;
+    if (!Array.isArray(choices)) throw new JudgeFailure("ValidationError", "the judge's reply is not a Chat Completion (no `choices` list)");
+    // As NeMo Gym's ChatCompletion model validates it: every choice carries a message object.
+    const bad = choices.findIndex((c) => c === null || typeof c !== "object" || typeof (c as Record<string, unknown>).message !== "object" || (c as Record<string, unknown>).message === null);
+    if (bad >= 0) throw new JudgeFailure("ValidationError", `the judge's reply is not a Chat Completion (choices.${bad} has no \`message\` object)`);
     const completion = body as Record<string, unknown>;
     return { request, completion, text: chatJudgeText(completion) };
   }

@@ -70,6 +70,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     competitive_coding_challenges: () => import("../environments/competitive_coding_challenges/index.js"),
 
     // LLM-judged (on the judge kit, src/judge/)
+    arena_judge: () => import("../environments/arena_judge/index.js"),
     math_with_autograder: () => import("../environments/math_with_autograder/index.js"),
     physics_judge: () => import("../environments/physics_judge/index.js"),
     ugphysics_judge: () => import("../environments/ugphysics_judge/index.js"),
@@ -79,6 +80,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     simple_agent: () => import("../agents/simple_agent.js"),
     tool_simulation_agent: () => import("../agents/tool_simulation_agent.js"),
     non_executing_simple_agent: () => import("../agents/non_executing_simple_agent.js"),
+    gymnasium_agent: () => import("../agents/gymnasium_agent.js"),
   },
   responses_api_models: {
     openai_model: () => import("../models/openai_model.js"),
