@@ -1,13 +1,16 @@
 // judge_replay_model over HTTP: recorded judge text served through both APIs by rollout and call
 // ordinal, whole recorded Responses served as recorded, and a call the file cannot answer refused
-// with a message that says what is missing.
+// with a message that says what is missing; the request check sees a sent request and NeMo Gym's
+// dump of it (every create-params field, unset ones as their defaults) as equal.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JudgeClient, judgeMessages } from "../judge/index.js";
 import { startInstance, type RunningInstance } from "../environment_kit/testing.js";
-import judgeReplayModel from "./judge_replay_model.js";
+import judgeReplayModel, { comparableRequest } from "./judge_replay_model.js";
+import { firstDifference } from "./first_difference.js";
+import type { ResponsesCreateParams } from "../protocol/index.js";
 import { closeDispatcher } from "../http/client.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gym-judge-replay-"));
@@ -67,5 +70,24 @@ describe("judge_replay_model", () => {
     const bare = await text.request("/v1/chat/completions", { messages: [] });
     expect(bare.status).toBe(400);
     expect(JSON.stringify(bare.body)).toMatch(/without the x-gymkit-rollout header/);
+  });
+});
+
+const sent = { input: [{ type: "message", role: "user", content: "Is 4 equal to four?" }] } as ResponsesCreateParams;
+// How NeMo Gym 07d6b0d writes the same request into judge_evaluations.
+const recorded = {
+  background: null, include: null, input: [{ content: "Is 4 equal to four?", role: "user", type: "message" }], instructions: null,
+  max_output_tokens: null, max_tool_calls: null, metadata: null, model: null, parallel_tool_calls: true, previous_response_id: null,
+  prompt: null, reasoning: null, service_tier: null, store: null, temperature: null, text: null, tool_choice: "auto", tools: [],
+  top_logprobs: null, top_p: null, truncation: null, user: null, stream: null,
+} as unknown as ResponsesCreateParams;
+
+describe("comparableRequest", () => {
+  it("a sent request equals NeMo Gym's dump of it; a changed prompt or setting differs", () => {
+    expect(firstDifference(comparableRequest(sent), comparableRequest(recorded))).toBeUndefined();
+    const changed = { ...sent, input: [{ type: "message", role: "user", content: "Is 4 equal to 5?" }] } as ResponsesCreateParams;
+    expect(firstDifference(comparableRequest(changed), comparableRequest(recorded))).toBe("input[0].content");
+    expect(firstDifference(comparableRequest({ ...sent, temperature: 0 }), comparableRequest(recorded))).toBe("temperature");
+    expect(firstDifference(comparableRequest({ ...sent, parallel_tool_calls: false }), comparableRequest(recorded))).toBe("parallel_tool_calls");
   });
 });

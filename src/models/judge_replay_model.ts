@@ -19,6 +19,7 @@ import { buildResponse, newId } from "./response_object.js";
 import { describeRollout } from "./rollout_header.js";
 import { buildModelServer } from "./server.js";
 import { emptyUsage } from "../protocol/index.js";
+import { asNemoGymCreateParams } from "../protocol/nemo_gym_models.js";
 
 export const JudgeReplayModelConfig = z.strictObject({
   /** A rollouts JSONL (Gymkit's or NeMo Gym's); relative paths resolve against the working directory. */
@@ -38,6 +39,18 @@ const ID = "judge_replay_model";
 export type RecordedAnswer = { response: ResponseObject; request?: ResponsesCreateParams } | { text: string };
 
 const pairKey = (task: number, rollout: number) => `${task}:${rollout}`;
+
+/**
+ * A judge request as it is compared with a recorded one. NeMo Gym's files dump every field of its
+ * create-params model, unset ones as their defaults (`parallel_tool_calls: true`, `tool_choice:
+ * "auto"`, `tools: []` at 07d6b0d), while a request sent leaves them out: both sides get NeMo Gym's
+ * defaults filled in, an empty tool list counts as none, then the replay key's canonical form.
+ */
+export function comparableRequest(params: ResponsesCreateParams): unknown {
+  const filled = asNemoGymCreateParams(params) as Record<string, unknown>;
+  if (Array.isArray(filled.tools) && filled.tools.length === 0) filled.tools = null;
+  return canonicalRequest(filled as ResponsesCreateParams);
+}
 
 /** The recorded answers of one rollout line, in call order. */
 export function recordedAnswers(line: Record<string, unknown>, keys: readonly string[], textField: string | null): RecordedAnswer[] {
@@ -79,19 +92,6 @@ export function indexRecordedAnswers(path: string, keys: readonly string[], text
   return index;
 }
 
-/**
- * NeMo Gym's non-null request defaults (NeMoGymResponseCreateParamsNonStreaming at 07d6b0d), filled
- * where absent or null: a recorded request is the model's full dump (`tools: []`, ...), a request as
- * sent leaves them unset, and the two mean the same.
- */
-const CREATE_DEFAULTS = { parallel_tool_calls: true, tool_choice: "auto", tools: [] as unknown[] };
-
-export function withCreateDefaults(params: ResponsesCreateParams): ResponsesCreateParams {
-  const out: Record<string, unknown> = { ...params };
-  for (const [key, value] of Object.entries(CREATE_DEFAULTS)) if (out[key] === undefined || out[key] === null) out[key] = value;
-  return out as ResponsesCreateParams;
-}
-
 export function judgeReplayAdapter(config: JudgeReplayModelConfig): ModelAdapter {
   const index = indexRecordedAnswers(config.rollouts_path, config.judge_keys, config.text_field);
 
@@ -123,7 +123,7 @@ export function judgeReplayAdapter(config: JudgeReplayModelConfig): ModelAdapter
       const answer = answerFor(context);
       if ("response" in answer) {
         if (config.check_requests && answer.request) {
-          const difference = firstDifference(canonicalRequest(withCreateDefaults(params)), canonicalRequest(withCreateDefaults(answer.request)));
+          const difference = firstDifference(comparableRequest(params), comparableRequest(answer.request));
           if (difference !== undefined) {
             throw new HttpError(409, `${ID}: the judge request of ${describeRollout(context.rollout)} call ${context.judgeCall ?? 0} differs from the recorded one at ${difference}`);
           }

@@ -71,6 +71,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
 
     // LLM-judged (on the judge kit, src/judge/)
     arena_judge: () => import("../environments/arena_judge/index.js"),
+    equivalence_llm_judge: () => import("../environments/equivalence_llm_judge/index.js"),
+    text_to_sql: () => import("../environments/text_to_sql/index.js"),
     math_with_autograder: () => import("../environments/math_with_autograder/index.js"),
     physics_judge: () => import("../environments/physics_judge/index.js"),
     ugphysics_judge: () => import("../environments/ugphysics_judge/index.js"),

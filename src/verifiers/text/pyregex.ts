@@ -9,9 +9,8 @@
 //   - `\A`, `\Z`, `(?P<name>…)`, `(?P=name)`, `(?#…)`, leading inline flags `(?aiLmsux)`.
 //   - Identity escapes (`\-`, `\'`, `\<`) and stray `{`, `}`, `]` that the `u` flag rejects.
 // Known, deliberately unsupported (the pattern then fails to compile, as an invalid one would in
-// Python — the caller treats that as "instruction not followed"): `\W`/`\S` inside a character
-// class together with other items, `\N{…}`, conditional groups `(?(1)…)`, scoped flags `(?i:…)`,
-// possessive quantifiers and atomic groups. One matching difference remains: after an empty match,
+// Python — the caller treats that as "instruction not followed"): `\N{…}`, conditional groups
+// `(?(1)…)`, scoped flags `(?i:…)`, possessive quantifiers and atomic groups. One matching difference remains: after an empty match,
 // Python retries a non-empty match at the same position, JavaScript moves on one character (only
 // patterns that can match both empty and non-empty at one spot, like `a*|b`, see it).
 import { PY_SPACE_CHARS } from "./pystr.js";
@@ -232,12 +231,19 @@ function translateEscape(cps: string[], i: number, inClass: boolean): [string, n
   return [literal(c) === c ? hexEscape(c) : literal(c), i + 2];
 }
 
-/** A character class starting at `cps[i] === "["`. */
+/**
+ * A character class starting at `cps[i] === "["`. `\S` and `\W` inside it (as in the common `[\s\S]`)
+ * are complements JavaScript cannot put in a class beside other items, so such a class becomes an
+ * alternation of the class's other items and those complements (`(?:[…]|[^…])`), or, negated, a
+ * lookahead refusing them before any one character.
+ */
 function translateClass(cps: string[], i: number, _f: PyFlags): [string, number] {
   let j = i + 1;
-  let out = "[";
+  let negated = false;
+  let out = "";
+  const complements: string[] = [];
   if (cps[j] === "^") {
-    out += "^";
+    negated = true;
     j++;
   }
   // A `]` right after `[` or `[^` is a literal in Python.
@@ -247,6 +253,11 @@ function translateClass(cps: string[], i: number, _f: PyFlags): [string, number]
   }
   while (j < cps.length && cps[j] !== "]") {
     const ch = cps[j]!;
+    if (ch === "\\" && (cps[j + 1] === "S" || cps[j + 1] === "W")) {
+      complements.push(cps[j + 1] === "S" ? NOT_S : NOT_W);
+      j += 2;
+      continue;
+    }
     if (ch === "\\") {
       const [text, next] = translateEscape(cps, j, true);
       out += text;
@@ -263,7 +274,9 @@ function translateClass(cps: string[], i: number, _f: PyFlags): [string, number]
     j++;
   }
   if (j >= cps.length) throw new PyRegexError("unterminated character set");
-  return [out + "]", j + 1];
+  if (complements.length === 0) return [`[${negated ? "^" : ""}${out}]`, j + 1];
+  const members = [...(out ? [`[${out}]`] : []), ...complements].join("|");
+  return [negated ? `(?:(?!${members})[\\s\\S])` : `(?:${members})`, j + 1];
 }
 
 const cache = new Map<string, RegExp>();

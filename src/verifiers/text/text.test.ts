@@ -86,6 +86,10 @@ describe("Python regex semantics (pyregex)", () => {
     [String.raw`\'\-\"\<`, {}, `'-"<`, [`'-"<`]],
     [String.raw`[^\w\s]`, {}, "a-b c!", ["-", "!"]],
     [String.raw`\s+`, {}, "a\u0085b\ufeffc", ["\u0085"]],
+    // \S and \W inside a class beside other items: `[\s\S]` is any character; negated, neither.
+    [String.raw`<[\s\S]*?>`, {}, "<a\nb> <c>", ["<a\nb>", "<c>"]],
+    [String.raw`[a\W]+`, {}, "ab-c!é", ["a", "-", "!"]],
+    [String.raw`[^\S\n]+`, {}, "a \t\nb\u00a0c", [" \t", "\u00a0"]],
   ];
   for (const [pattern, flags, text, expected] of cases) {
     it(`${pattern} on ${JSON.stringify(text)}`, () => {

@@ -1,0 +1,16 @@
+// The judge prompt templates NeMo Gym's equivalence_llm_judge server ships, verbatim (NVIDIA-NeMo/Gym
+// 07d6b0d resources_servers/equivalence_llm_judge/prompt_templates/, Apache-2.0, Copyright NVIDIA
+// CORPORATION & AFFILIATES), keyed by the relative path its configs name them with. They are used when
+// the working directory has no file at that path (see src/judge/templates.ts). `lc.txt` is a symbolic
+// link to `lc_judge.txt` upstream, so both names give the same text.
+import type { BundledPrompts } from "../../judge/index.js";
+
+const EQUIVALENCE_LLM_JUDGE = "\n===== System role =====\nYou are a meticulous STEM grader. Compare a candidate answer to a GOLD reference for a scientific question and decide strict equivalence.\n\nGrading priorities (in order):\n1) Factual equivalence to GOLD (accept algebraically/formally equivalent formulations).\n2) Completeness on required parts — the candidate must include the same core parts/subclaims as the GOLD.\n\nRules:\n- Treat GOLD as authoritative for what counts as correct.\n- If GOLD is a range or set, the candidate is equivalent only if it lies within that range or is a member of that set.\n- For formulas/derivations, accept mathematically identical transformations (e.g., symbol reordering, factoring, equivalent identities).\n- Multi-part: all essential parts must match for “equivalent”; otherwise they are not equivalent.\n- Be concise. Do NOT reveal or rewrite the GOLD.\n\nShow your reason why they are equivalent or not equivalent first and then provide the output.\n\nOutput (at the end after double newlines):\n- If equivalent: [[A=B]] they are equivalent\n- If not equivalent: [[A!=B]] they are not equivalent\n\n===== Example 1 (equivalent) =====\nQUESTION:\nState Avogadro’s constant (include units).\n\nGOLD:\n6.022 × 10^23 mol^-1\n\nCANDIDATE:\n6.022e23 per mole.\n\nThe candidate gives the same magnitude in scientific notation and the same “per mole” unit; no extra or missing qualifiers.\n\n[[A=B]] they are equivalent\n\n===== Example 2 (not equivalent) =====\nQUESTION:\nState the first law of thermodynamics for a closed system and identify what each symbol represents.\n\nGOLD:\nΔU = Q − W ; ΔU is change in internal energy, Q is heat added to the system, W is work done by the system.\n\nCANDIDATE:\nΔU = Q + W ; ΔU is change in internal energy, Q is heat added to the system, W is work done by the system.\n\nThe candidate uses the opposite sign convention for work relative to the required relationship; one core part is incorrect, so the overall statement does not match.\n\n[[A!=B]] they are not equivalent\n\n===== Inputs =====\nQUESTION:\n{question}\n\nGOLD:\n{expected_answer}\n\nCANDIDATE:\n{generated_answer}";
+
+const LC_JUDGE = "\nAssess whether the following CANDIDATE ANSWER is CORRECT or INCORRECT.\nFor the CANDIDATE ANSWER to be correct, it must be consistent with the OFFICIAL ANSWER.\n\nThe question, for reference only: {question}\nThe OFFICIAL ANSWER: {expected_answer}\nCANDIDATE ANSWER TO ASSESS: {generated_answer}\n\nReply only with CORRECT or INCORRECT.";
+
+export const PROMPTS: BundledPrompts = {
+  "prompt_templates/equivalence_llm_judge.txt": EQUIVALENCE_LLM_JUDGE,
+  "prompt_templates/lc_judge.txt": LC_JUDGE,
+  "prompt_templates/lc.txt": LC_JUDGE,
+};
