@@ -12,7 +12,7 @@ import { assistantMessage, readJsonlFile, responseWith, startInstance, type Runn
 import { closeDispatcher } from "../../http/client.js";
 import vllmModel from "../../models/vllm_model.js";
 import { startFakeEngine } from "../../../test/doubles/fake_engine.js";
-import { judgeEngineConfig, judgeReplayArgs } from "../../../test/helpers/judges.js";
+import { judgeReplayArgs } from "../../../test/helpers/judges.js";
 import { nemoGymCheckout, reverifyRecorded } from "../../../test/helpers/nemo_gym_catalog.js";
 import { answersFor, runScienceConfig, startJudgeStack, type JudgeStack } from "../../../test/helpers/science_slice.js";
 
@@ -200,7 +200,7 @@ describe("NeMo Gym's recorded rollouts (data/example_rollouts.jsonl)", () => {
   }, 180_000);
 });
 
-describe("NeMo Gym's configs/ugphysics_judge.yaml, unchanged (its judge_model given as a judge engine)", () => {
+describe("NeMo Gym's configs/ugphysics_judge.yaml, unchanged (its judge_model given with --judge-url)", () => {
   it("runs every example row with the judge on Chat Completions", async () => {
     // Right (symbolic); right in words (judge TRUE); wrong (judge FALSE); no answer (judge says nothing usable); right.
     const texts = ["\\boxed{10}", "About two and a half kilojoules, in words.", "\\boxed{\\frac{\\pi^2 \\hbar^2}{m L^2}}", "I do not know.", "\\boxed{1.25}"];
@@ -208,7 +208,8 @@ describe("NeMo Gym's configs/ugphysics_judge.yaml, unchanged (its judge_model gi
       configs: ["resources_servers/ugphysics_judge/configs/ugphysics_judge.yaml"],
       answers: answersFor(exampleRows, texts),
       judge: (prompt) => (prompt.includes("in words.") ? "## Equivalence Judgement\nTRUE" : prompt.includes("I do not know.") ? "Hmm." : "## Equivalence Judgement\nFALSE"),
-      extraArgs: (judgeUrl, dir) => ["--config", judgeEngineConfig(dir, "judge_model", judgeUrl)],
+      // The judge NeMo Gym leaves undefined, given as a running engine's URL.
+      extraArgs: (judgeUrl) => ["--judge-url", `judge_model=${judgeUrl}`, "--judge-model", "judge_model=judge"],
     });
     expect(run.result.code, run.result.stderr + run.result.stdout).toBe(0);
     expect(run.rows.map((r) => [r.reward, r.extracted_verdict])).toEqual([[1, "TRUE"], [1, "TRUE"], [0, "FALSE"], [0, null], [1, "TRUE"]]);
