@@ -36,6 +36,7 @@ def load(path: str, commit: str = COMMIT) -> dict:
             kept.append(node)
         elif isinstance(node, (ast.FunctionDef, ast.Assign, ast.AnnAssign)):
             kept.append(node)
-    namespace: dict = {"__name__": "nemo_gym_upstream"}
+    # __file__ lets module constants built from it (default prompt paths) evaluate; nothing is read there.
+    namespace: dict = {"__name__": "nemo_gym_upstream", "__file__": path}
     exec(compile(ast.Module(body=kept, type_ignores=[]), path, "exec"), namespace)
     return namespace

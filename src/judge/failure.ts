@@ -19,9 +19,13 @@ export class JudgeFailure extends Error {
     this.errorType = errorType;
   }
 
-  /** `"<ExcType>: <msg>"`, the text NeMo Gym reports. */
+  /**
+   * The text NeMo Gym reports: `"<ExcType>: <msg>"` for a failed call (its `reraise_judge_errors`
+   * wraps the exception so), the bare message for a JudgeError a server raises itself (e.g.
+   * simpleqa's "empty judge response": `str(JudgeError(msg))` is `msg`).
+   */
   describe(): string {
-    return `${this.errorType}: ${this.message}`;
+    return this.errorType === "JudgeError" ? this.message : `${this.errorType}: ${this.message}`;
   }
 }
 

@@ -24,6 +24,8 @@ const lines = [
   { _ng_task_index: 5, _ng_rollout_index: 1, reward: 0, judgement_gen_base: "only one" },
   { _ng_task_index: 6, _ng_rollout_index: 0, reward: 1, rubric_evaluations: [{ criterion_id: "C1", judge_response: "PASS" }, { criterion_id: "C2", judge_response: "FAIL" }] },
   { _ng_task_index: 8, _ng_rollout_index: 0, reward: 1, judge_evaluations: [{ responses_create_params: { input: [{ role: "user", content: "is it?", type: "message" }] }, response: recordedResponse }] },
+  // As NeMo Gym dumps a judge request: every default spelled out.
+  { _ng_task_index: 9, _ng_rollout_index: 0, reward: 1, judge_evaluations: [{ responses_create_params: { background: null, input: [{ content: "dumped?", role: "user", type: "message" }], max_output_tokens: 50, parallel_tool_calls: true, tool_choice: "auto", tools: [], temperature: 0.0, stream: null }, response: recordedResponse }] },
 ];
 let text: RunningInstance;
 let rubric: RunningInstance;
@@ -66,7 +68,11 @@ describe("judge_replay_model", () => {
     expect(call.response.id).toBe("resp_1");
     expect(call.text).toBe("Verdict [[A=B]]");
     await expect(judge.responses(judgeMessages(ask, [{ role: "user", content: "is it?" }]))).rejects.toThrow(/task 8 rollout 0 recorded 1 judge answer\(s\) under judge_evaluations; call 1 has none/);
-    await expect(judgeOf(text, 5, 1).chat({ messages: [] }).then(() => judgeOf(text, 9, 0).chat({ messages: [] }))).rejects.toThrow(/has no rollout for task 9 rollout 0/);
+    await expect(judgeOf(text, 5, 1).chat({ messages: [] }).then(() => judgeOf(text, 19, 0).chat({ messages: [] }))).rejects.toThrow(/has no rollout for task 19 rollout 0/);
+    // NeMo Gym's dumped defaults (parallel_tool_calls, tool_choice, tools) are no difference; a changed field is.
+    const dumped = { input: [], max_output_tokens: 50, temperature: 0 };
+    expect((await judgeOf(evaluations, 9, 0).responses(judgeMessages(dumped, [{ role: "user", content: "dumped?" }]))).response.id).toBe("resp_1");
+    await expect(judgeOf(evaluations, 9, 0).responses(judgeMessages({ ...dumped, tools: [{ type: "function", name: "f", parameters: {}, strict: true }] } as never, [{ role: "user", content: "dumped?" }]))).rejects.toThrow(/differs from the recorded one at tools/);
     const bare = await text.request("/v1/chat/completions", { messages: [] });
     expect(bare.status).toBe(400);
     expect(JSON.stringify(bare.body)).toMatch(/without the x-gymkit-rollout header/);

@@ -15,11 +15,11 @@ import { ResponseObject, type ResponsesCreateParams, type RolloutRef } from "../
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
 import { firstDifference } from "./first_difference.js";
 import { canonicalRequest } from "./replay_key.js";
+import { asNemoGymCreateParams } from "../protocol/nemo_gym_models.js";
 import { buildResponse, newId } from "./response_object.js";
 import { describeRollout } from "./rollout_header.js";
 import { buildModelServer } from "./server.js";
 import { emptyUsage } from "../protocol/index.js";
-import { asNemoGymCreateParams } from "../protocol/nemo_gym_models.js";
 
 export const JudgeReplayModelConfig = z.strictObject({
   /** A rollouts JSONL (Gymkit's or NeMo Gym's); relative paths resolve against the working directory. */

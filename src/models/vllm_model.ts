@@ -125,7 +125,13 @@ async function tokenPromptResponse(
   );
 }
 
-export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer): ModelAdapter {
+/** Ways a model built on vllm_model changes what goes to the engine (e.g. genrm_model's custom roles). */
+export interface VLLMAdapterHooks {
+  /** Rewrites the Chat Completions body made from a Responses request, before sampling overrides. */
+  prepareChat?(body: Record<string, unknown>, params: ResponsesCreateParams): Record<string, unknown>;
+}
+
+export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer, hooks: VLLMAdapterHooks = {}): ModelAdapter {
   const engine = new Engine({
     baseUrls: Array.isArray(config.base_url) ? config.base_url : [config.base_url],
     apiKey: config.api_key,
@@ -168,16 +174,14 @@ export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer):
 
     async createResponse(params, context) {
       if (turn) return tokenPromptResponse(engine, config, turn, params, context);
-      const chatBody = withSamplingOverrides(
-        toChatRequest(params, {
-          model: config.model,
-          replaceDeveloperRoleWithSystem: config.replace_developer_role_with_system,
-          chatTemplateKwargs: config.chat_template_kwargs,
-          extraBody: config.extra_body,
-          returnTokenIds: config.return_token_id_information,
-        }),
-        config.sampling_overrides,
-      );
+      const converted = toChatRequest(params, {
+        model: config.model,
+        replaceDeveloperRoleWithSystem: config.replace_developer_role_with_system,
+        chatTemplateKwargs: config.chat_template_kwargs,
+        extraBody: config.extra_body,
+        returnTokenIds: config.return_token_id_information,
+      });
+      const chatBody = withSamplingOverrides(hooks.prepareChat ? hooks.prepareChat(converted, params) : converted, config.sampling_overrides);
       const reply = await engine.post("/chat/completions", chatBody, context.rollout, context.signal);
       if (!reply.ok) {
         if (isContextLengthError(reply.status, reply.text)) return emptyIncompleteResponse(params, config.model);

@@ -73,6 +73,15 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     arena_judge: () => import("../environments/arena_judge/index.js"),
     equivalence_llm_judge: () => import("../environments/equivalence_llm_judge/index.js"),
     text_to_sql: () => import("../environments/text_to_sql/index.js"),
+    xstest: () => import("../environments/xstest/index.js"),
+    over_refusal_detection: () => import("../environments/over_refusal_detection/index.js"),
+    jailbreak_detection: () => import("../environments/jailbreak_detection/index.js"),
+    simpleqa: () => import("../environments/simpleqa/index.js"),
+    omniscience: () => import("../environments/omniscience/index.js"),
+    abstention: () => import("../environments/abstention/index.js"),
+    genrm_compare: () => import("../environments/genrm_compare/index.js"),
+    inverse_if: () => import("../environments/inverse_if/index.js"),
+    multichallenge: () => import("../environments/multichallenge/index.js"),
     math_with_autograder: () => import("../environments/math_with_autograder/index.js"),
     physics_judge: () => import("../environments/physics_judge/index.js"),
     ugphysics_judge: () => import("../environments/ugphysics_judge/index.js"),
@@ -91,6 +100,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     local_model: () => import("../models/local_model.js"),
     routing_proxy: () => import("../models/routing_proxy.js"),
     judge_replay_model: () => import("../models/judge_replay_model.js"),
+    genrm_model: () => import("../models/genrm_model.js"),
   },
 };
 

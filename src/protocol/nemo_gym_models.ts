@@ -13,7 +13,8 @@ function isObject(value: unknown): value is Json {
 /** Declared fields in declaration order, with their defaults; then whatever else `value` carries. */
 function withDefaults(value: Json, defaults: Json): Json {
   const out: Json = {};
-  for (const [key, fallback] of Object.entries(defaults)) out[key] = key in value ? value[key] : fallback;
+  // A list default is a fresh list per dump, never one shared between outputs.
+  for (const [key, fallback] of Object.entries(defaults)) out[key] = key in value ? value[key] : Array.isArray(fallback) ? [...(fallback as unknown[])] : fallback;
   for (const [key, v] of Object.entries(value)) if (!(key in defaults)) out[key] = v;
   return out;
 }
@@ -36,7 +37,8 @@ const CREATE_PARAMS: Json = {
   temperature: null,
   text: null,
   tool_choice: "auto",
-  tools: null,
+  // `Field(default_factory=list)` in NeMo Gym's model: an absent list dumps as [].
+  tools: [],
   top_logprobs: null,
   top_p: null,
   truncation: null,
