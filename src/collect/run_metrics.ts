@@ -92,6 +92,8 @@ export function compactRow(row: Record<string, unknown>): Record<string, unknown
     if (typeof value === "number" || typeof value === "boolean" || value === null) out[key] = value;
     else if (typeof value === "string" && value.length <= 1024) out[key] = value;
     else if (key === "agent_ref" || key === "reward_components") out[key] = value;
+    // Judged environments' metrics ask whether (not what) the judge was asked: one stub per call.
+    else if (key === "judge_evaluations" && Array.isArray(value)) out[key] = value.map(() => ({}));
     else if (key === "details") {
       // competitive_coding_challenges' metrics read each subtask's score (not the per-test outputs).
       const results = (value as { test_case_results?: unknown } | null)?.test_case_results;

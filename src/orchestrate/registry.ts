@@ -83,6 +83,10 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     inverse_if: () => import("../environments/inverse_if/index.js"),
     multichallenge: () => import("../environments/multichallenge/index.js"),
     proof_judge: () => import("../environments/proof_judge/index.js"),
+    math_with_autograder: () => import("../environments/math_with_autograder/index.js"),
+    physics_judge: () => import("../environments/physics_judge/index.js"),
+    ugphysics_judge: () => import("../environments/ugphysics_judge/index.js"),
+    frontierscience_judge: () => import("../environments/frontierscience_judge/index.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),

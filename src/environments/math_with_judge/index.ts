@@ -3,13 +3,11 @@
 // deadline); if that fails and `should_use_judge` is on, an LLM judge is asked whether the two
 // answers are equivalent, twice with the order swapped, and both must say so.
 import { z } from "zod";
-import type { AggregateResult } from "../../metrics/aggregate.js";
-import { highestKMetrics } from "../../metrics/highest_k.js";
-import { passAtKMetrics } from "../../metrics/pass_at_k.js";
 import { outputText, ResponsesCreateParams, ServerRef } from "../../protocol/index.js";
 import { JudgeCallFields, judgeCallOptions, JudgeClient } from "../../judge/index.js";
 import { judgeMathEquivalence } from "../../verifiers/math/judge.js";
 import { MathVerifierPool } from "../../verifiers/math/pool.js";
+import { mathMetrics } from "../../verifiers/math/metrics.js";
 import { defineEnvironment } from "../../environment_kit/define.js";
 
 const Config = z.strictObject({
@@ -52,31 +50,3 @@ export default defineEnvironment({
   },
   aggregateMetrics: (rows, ctx) => mathMetrics(rows, ctx.defaults(rows)),
 });
-
-/**
- * symbolic_accuracy (every row) and judge_accuracy (rows the judge saw) with pass@k and majority@k
- * on extracted_answer. Key metrics as NeMo Gym's get_key_metrics (07d6b0d): mean tokens, every
- * highest-k pass@1[avg-of-k] entry, and the highest-k pass@k and majority@k entries but no_answer.
- */
-export function mathMetrics(rows: Array<Record<string, unknown>>, defaults: AggregateResult): AggregateResult {
-  const { metrics, per_sample_aggregate, metric_weights } = passAtKMetrics(rows, {
-    scores: (row) => ({
-      symbolic_accuracy: typeof row.library_reward === "number" ? row.library_reward : undefined,
-      judge_accuracy: row.judge_evaluations !== null && row.judge_evaluations !== undefined && typeof row.reward === "number" ? row.reward : undefined,
-    }),
-    answerKey: "extracted_answer",
-  });
-  const agent_metrics = { ...defaults.agent_metrics, ...metrics };
-  const key_metrics: Record<string, number> = {};
-  for (const usage of ["input_tokens", "output_tokens"]) {
-    const value = agent_metrics[`mean/${usage}`];
-    if (value !== undefined) key_metrics[`mean/${usage}`] = value;
-  }
-  Object.assign(
-    key_metrics,
-    highestKMetrics(metrics, "pass@1[avg-of-{k}]"),
-    highestKMetrics(metrics, "pass@{k}", undefined, ["no_answer"]),
-    highestKMetrics(metrics, "majority@{k}", undefined, ["no_answer"]),
-  );
-  return { agent_metrics, key_metrics, group_level_metrics: defaults.group_level_metrics, per_sample_aggregate, metric_weights };
-}
