@@ -103,6 +103,9 @@ function outputItem(item: unknown): unknown {
   if (!isObject(item)) return item;
   const type = typeof item.type === "string" ? item.type : undefined;
   if (type === "message" || (type === undefined && "role" in item)) {
+    // A message an agent put among the outputs (gymnasium_agent's observations) keeps the easy input
+    // message's shape, as NeMo Gym's agent leaves it: an engine's own messages are assistant ones with ids.
+    if (item.role !== "assistant" && !("id" in item)) return training(item, withDefaults(item, INPUT_MESSAGE));
     const content = Array.isArray(item.content) ? item.content.map((part) => (isObject(part) && typeof part.type === "string" && CONTENT[part.type] ? withDefaults(part, CONTENT[part.type]!) : part)) : item.content;
     return training(item, withDefaults({ ...item, content }, OUTPUT_MESSAGE));
   }

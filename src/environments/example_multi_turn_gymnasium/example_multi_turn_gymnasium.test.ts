@@ -1,0 +1,116 @@
+// example_multi_turn_gymnasium over HTTP: the Gymnasium-style routes in-process (reset, step, the
+// episode's end, /verify refused, bad bodies answered 422), then NeMo Gym's config run unchanged by
+// gymnasium_agent on NeMo Gym's own recorded episodes: same rewards, same ends, same conversations,
+// and the reward metrics of NeMo Gym's aggregate metrics file.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
+import { CookieJar } from "../../http/cookies.js";
+import { closeDispatcher } from "../../http/client.js";
+import { runGym } from "../../../test/helpers/cli.js";
+import { nemoGymCheckout, recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
+import { engineOf } from "../../../test/helpers/scope.js";
+import environment from "./index.js";
+
+const ROW = { responses_create_params: { input: [{ role: "user", content: "What is 15 multiplied by 8?" }] }, follow_ups: ["Now divide that result by 6."], expected_answer: "20" };
+
+describe("the Gymnasium-style routes", () => {
+  let env: RunningInstance;
+  beforeAll(async () => {
+    env = await startInstance(environment);
+  });
+  afterAll(async () => {
+    await env.close();
+    await closeDispatcher();
+  });
+
+  it("steps through the follow-ups, then ends the episode with the reward of the last reply", async () => {
+    const jar = new CookieJar();
+    expect((await env.request("/reset", ROW, jar)).body).toEqual({ observation: null, info: {} });
+    const first = await env.request("/step", { ...ROW, response: responseWith([assistantMessage("It is 120.")]) }, jar);
+    expect(first.body).toEqual({ observation: "Now divide that result by 6.", reward: 0, terminated: false, truncated: false, info: {} });
+    expect(first.text).toContain('"reward":0.0');
+    const last = await env.request("/step", { ...ROW, response: responseWith([assistantMessage("That gives **20**.")]) }, jar);
+    expect(last.body).toEqual({ observation: null, reward: 1, terminated: true, truncated: false, info: {} });
+    // The episode's state went with its end: the same session starts over.
+    const again = await env.request("/step", { ...ROW, response: responseWith([assistantMessage("20")]) }, jar);
+    expect(again.body.observation).toBe("Now divide that result by 6.");
+  });
+
+  it("scores 0 without the expected answer, and with no expected answer at all", async () => {
+    const wrong = await env.request("/step", { ...ROW, follow_ups: [], response: responseWith([assistantMessage("It is 21.")]) }, new CookieJar());
+    expect(wrong.body).toMatchObject({ reward: 0, terminated: true });
+    const none = await env.request("/step", { ...ROW, follow_ups: [], expected_answer: "", response: responseWith([assistantMessage("anything")]) }, new CookieJar());
+    expect(none.body).toMatchObject({ reward: 0, terminated: true });
+  });
+
+  it("refuses /verify with the reason, and answers a step without a response 422", async () => {
+    const verify = await env.request("/verify", { ...ROW, response: responseWith([assistantMessage("20")]) });
+    expect(verify.status).toBe(400);
+    expect(JSON.stringify(verify.body)).toContain("scored step by step on /step, not by /verify; run it with gymnasium_agent");
+    expect((await env.request("/step", ROW)).status).toBe(422);
+    expect((await env.request("/reset", { follow_ups: [] })).status).toBe(422);
+  });
+});
+
+describe("NeMo Gym's config, unchanged, on NeMo Gym's recorded episodes", () => {
+  const recorded = recordedRollouts("example_multi_turn_gymnasium");
+  const inputs = readJsonlFile(new URL("./data/example_rollouts_materialized_inputs.jsonl", import.meta.url));
+  const questionOf = (row: Record<string, any>) => row.responses_create_params.input[0].content as string;
+  /** The recorded assistant texts of each episode, by its first question. */
+  const replies = new Map<string, string[]>();
+  for (const rollout of recorded) {
+    const input = inputs.find((row) => row._ng_task_index === rollout._ng_task_index)!;
+    replies.set(questionOf(input), rollout.response.output.filter((item: any) => item.role === "assistant").map((item: any) => item.content[0].text));
+  }
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "gym-multi-turn-gym-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("gymnasium_agent plays every episode to NeMo Gym's reward, end and conversation; metrics as NeMo Gym's", async () => {
+    // The engine double answers turn N of an episode with the recorded assistant text N.
+    const engine = await engineOf({
+      policy: (turns) => {
+        const texts = replies.get(turns.find((t) => t.role === "user")!.content) ?? [];
+        return { text: texts[turns.filter((t) => t.role === "assistant").length] ?? "no recorded reply" };
+      },
+    });
+    const checkout = nemoGymCheckout(["example_multi_turn_gymnasium"]);
+    try {
+      const out = join(dir, "episodes.jsonl");
+      const result = await runGym(
+        ["eval", "run", "--config", "resources_servers/example_multi_turn_gymnasium/configs/example_multi_turn_gymnasium.yaml",
+          "--input", "resources_servers/example_multi_turn_gymnasium/data/example_rollouts_materialized_inputs.jsonl",
+          "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "-o", out, "--quiet"],
+        { cwd: checkout.root, timeoutMs: 120_000 },
+      );
+      expect(result.code, result.stderr + result.stdout).toBe(0);
+      const rows = readJsonlFile(new URL(`file://${out}`));
+      expect(rows).toHaveLength(recorded.length);
+      for (const row of rows) {
+        const theirs = recorded.find((r) => r._ng_task_index === row._ng_task_index)!;
+        expect(Object.keys(row).filter((k) => !k.startsWith("_ng_") && k !== "agent_ref")).toEqual(["responses_create_params", "response", "reward", "terminated", "truncated", "info"]);
+        expect([row.reward, row.terminated, row.truncated, row.info]).toEqual([theirs.reward, theirs.terminated, theirs.truncated, theirs.info]);
+        const turns = (r: Record<string, any>) => r.response.output.map((item: any) => [item.role, typeof item.content === "string" ? item.content : item.content[0].text]);
+        expect(turns(row)).toEqual(turns(theirs));
+        // The follow-ups come back as NeMo Gym writes them: plain user messages between the turns.
+        expect(row.response.output.filter((item: any) => item.role === "user")).toEqual(theirs.response.output.filter((item: any) => item.role === "user"));
+        expect(row.responses_create_params.input).toEqual(theirs.responses_create_params.input);
+        // Usage sums every model call of the episode.
+        const calls = row.response.output.filter((item: any) => item.role === "assistant").length;
+        expect(row.response.usage.output_tokens).toBeGreaterThanOrEqual(calls);
+      }
+      const metrics = JSON.parse(readFileSync(out.replace(/\.jsonl$/, "_aggregate_metrics.json"), "utf8")) as Array<Record<string, any>>;
+      const theirs = JSON.parse(readFileSync(new URL("./data/example_rollouts_aggregate_metrics.json", import.meta.url), "utf8")) as Array<Record<string, any>>;
+      for (const key of ["mean/reward", "mean/terminated", "mean/truncated", "std/reward", "max/reward", "min/reward"]) {
+        expect(metrics[0]!.agent_metrics[key], key).toBe(theirs[0]!.agent_metrics[key]);
+      }
+    } finally {
+      checkout.remove();
+    }
+  }, 200_000);
+});
