@@ -17,5 +17,5 @@ export { Limiter, limiterOf } from "./limiter.js";
 export { firstLabel, firstLabelIs, jsonVerdict, numericScore, regexLabel } from "./labels.js";
 export { judgeMessages, judgeRequest, type JudgeMessage } from "./request.js";
 export { allJudgeText, chatJudgeText, finalJudgeText } from "./text.js";
-export { PromptTemplate, PromptTemplateError, readPromptFile, readPromptYaml, type BundledPrompts, type PromptSource } from "./templates.js";
+export { PromptTemplate, PromptTemplateError, readPromptFile, readPromptYaml, readPromptYamlMapping, type BundledPrompts, type PromptSource } from "./templates.js";
 export { askPanel, majorityVote, swapChecked } from "./vote.js";

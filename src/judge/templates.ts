@@ -41,8 +41,8 @@ export function readPromptFile(path: string, source: PromptSource): string {
   );
 }
 
-/** A YAML prompt file's value under `field` (e.g. simpleqa's `prompts/judge.yaml` → `user`). */
-export function readPromptYaml(path: string, field: string, source: PromptSource): string {
+/** A YAML prompt file's top-level mapping (empty when the file holds no mapping). */
+export function readPromptYamlMapping(path: string, source: PromptSource): Record<string, unknown> {
   const text = readPromptFile(path, source);
   let data: unknown;
   try {
@@ -50,7 +50,12 @@ export function readPromptYaml(path: string, field: string, source: PromptSource
   } catch (error) {
     throw new PromptTemplateError(`\`${source.key}\` (${path}): not valid YAML: ${(error as Error).message.split("\n")[0]}`);
   }
-  const value = data !== null && typeof data === "object" ? (data as Record<string, unknown>)[field] : undefined;
+  return data !== null && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+}
+
+/** A YAML prompt file's value under `field` (e.g. simpleqa's `prompts/judge.yaml` → `user`). */
+export function readPromptYaml(path: string, field: string, source: PromptSource): string {
+  const value = readPromptYamlMapping(path, source)[field];
   if (typeof value !== "string") throw new PromptTemplateError(`\`${source.key}\` (${path}): the file has no \`${field}\` template string`);
   return value;
 }

@@ -5,7 +5,6 @@
 // goes to the judge's /v1/responses, or, with `use_chat_completions_for_judge`, to its
 // /v1/chat/completions, whose reply is then recorded as NeMo Gym records it: wrapped in a minimal
 // Response. Each environment supplies its own verdict parser and what the judge is shown.
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ResponsesCreateParams, ServerRef } from "../../protocol/index.js";
 import { asNemoGymCreateParams, asNemoGymResponse } from "../../protocol/nemo_gym_models.js";
@@ -14,7 +13,7 @@ import {
   judgeMessages,
   PromptTemplate,
   PromptTemplateError,
-  readPromptFile,
+  readPromptYamlMapping,
   type JudgeClient,
   type JudgeMessage,
   type PromptSource,
@@ -29,14 +28,7 @@ export interface JudgePromptConfig {
 
 /** Reads a prompt YAML as NeMo Gym's load_prompt_config validates it: `user` a string, `system` a string or absent/null. */
 export function loadJudgePromptConfig(path: string, source: PromptSource): JudgePromptConfig {
-  const text = readPromptFile(path, source);
-  let data: unknown;
-  try {
-    data = parseYaml(text);
-  } catch (error) {
-    throw new PromptTemplateError(`\`${source.key}\` (${path}): not valid YAML: ${(error as Error).message.split("\n")[0]}`);
-  }
-  const fields = data !== null && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  const fields = readPromptYamlMapping(path, source);
   if (typeof fields.user !== "string") throw new PromptTemplateError(`\`${source.key}\` (${path}): the prompt config needs a \`user\` template string`);
   if (fields.system !== undefined && fields.system !== null && typeof fields.system !== "string") {
     throw new PromptTemplateError(`\`${source.key}\` (${path}): \`system\` must be a template string`);
