@@ -67,7 +67,10 @@ export async function buildEnvironmentServer<C, S, R>(
       if (typeof result?.reward !== "number" || !Number.isFinite(result.reward)) {
         throw new Error(`${definition.id}.verify returned reward ${String(result?.reward)}; it must be a finite number`);
       }
-      return sendJson(reply, verifyResponse(verifyRequest, result, definition.verifyEchoes), ROLLOUT_FLOATS);
+      // A judge failure carries the whole request, as NeMo Gym's judge_failsafe dumps it: the row's
+      // fields help whoever reads the failures file.
+      const echoes = result._ng_failure_class === "judge_failed" ? "all" : definition.verifyEchoes;
+      return sendJson(reply, verifyResponse(verifyRequest, result, echoes), ROLLOUT_FLOATS);
     });
   }
 
