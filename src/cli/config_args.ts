@@ -133,22 +133,33 @@ function namedValues(flag: string, values: readonly string[] | undefined): Map<s
 }
 
 /**
- * The instances `--judge-url` defines: each a vllm_model in front of a running engine, replacing
- * whatever the configs define under that name (NeMo Gym configs name judges they start on a GPU, or
- * define on a hosted API, or do not define at all).
+ * Model implementations that do more than pass requests to their engine (genrm_model turns the
+ * comparison into GenRM's roles): `--judge-url` keeps such an instance and sets only its engine URL.
  */
-function judgeInstances(options: CliConfigOptions): Record<string, { source: string; definition: Record<string, unknown> }> {
+const ENGINE_URL_IMPLEMENTATIONS = new Set(["genrm_model"]);
+
+/**
+ * The instances `--judge-url` defines: the configs' own genrm_model instance with that engine URL (it
+ * keeps its request rewriting); otherwise a vllm_model in front of the running engine, replacing
+ * whatever the configs define under that name
+ * (NeMo Gym configs name judges they start on a GPU, or put on a hosted API, or do not define at all).
+ */
+function judgeInstances(options: CliConfigOptions): NonNullable<Parameters<typeof composeConfig>[0]>["defineInstances"] {
   const urls = namedValues("--judge-url", options.judgeUrl);
   const models = namedValues("--judge-model", options.judgeModel);
   for (const name of models.keys()) {
     if (!urls.has(name)) throw new ConfigError(`--judge-model ${name}=…: no --judge-url ${name}=URL defines that instance.${didYouMean(name, [...urls.keys()])}`);
   }
-  return Object.fromEntries(
-    [...urls].map(([name, url]) => [
-      name,
-      { source: `command-line flag \`--judge-url ${name}=…\``, definition: { responses_api_models: { vllm_model: { base_url: url, api_key: "dummy", model: models.get(name) ?? name } } } },
-    ]),
-  );
+  const defineOne = (name: string, url: string) => (existing: Record<string, unknown> | undefined) => {
+    const implementations = (existing?.responses_api_models ?? {}) as Record<string, Record<string, unknown> | null>;
+    const [kept] = Object.keys(implementations).filter((id) => ENGINE_URL_IMPLEMENTATIONS.has(id));
+    if (kept !== undefined && Object.keys(implementations).length === 1) {
+      const fields = { ...(implementations[kept] ?? {}), base_url: url, ...(models.has(name) ? { model: models.get(name) } : {}) };
+      return { ...existing, responses_api_models: { [kept]: fields } };
+    }
+    return { responses_api_models: { vllm_model: { base_url: url, api_key: "dummy", model: models.get(name) ?? name } } };
+  };
+  return Object.fromEntries([...urls].map(([name, url]) => [name, { source: `command-line flag \`--judge-url ${name}=…\``, definition: defineOne(name, url) }]));
 }
 
 export async function resolveCliConfig(overrides: string[], options: CliConfigOptions, how: ResolveCliOptions = {}): Promise<CliConfig> {

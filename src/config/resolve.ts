@@ -46,7 +46,7 @@ export interface ComposeOptions {
    * `--judge-url genrm_model=URL` → a vllm_model instance in front of that engine). `source` names the
    * flag in messages. Overrides still apply on top.
    */
-  defineInstances?: Readonly<Record<string, { source: string; definition: Mapping }>>;
+  defineInstances?: Readonly<Record<string, { source: string; definition: Mapping | ((existing: Mapping | undefined) => Mapping) }>>;
 }
 
 export interface ComposedConfig {
@@ -93,7 +93,9 @@ export function composeConfig(options: ComposeOptions = {}): ComposedConfig {
   for (const [name, path] of Object.entries(options.replaceInstances ?? {})) {
     files.push(...replaceInstance(merged, provenance, name, path, cwd, options.builtinConfig));
   }
-  for (const [name, { source, definition }] of Object.entries(options.defineInstances ?? {})) {
+  for (const [name, { source, definition: define }] of Object.entries(options.defineInstances ?? {})) {
+    const existing = merged[name];
+    const definition = typeof define === "function" ? define(existing !== null && typeof existing === "object" && !Array.isArray(existing) ? (existing as Mapping) : undefined) : define;
     delete merged[name];
     provenance.removed([name]);
     mergeInto(merged, { [name]: definition }, source, provenance);

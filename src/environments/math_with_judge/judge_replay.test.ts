@@ -89,10 +89,16 @@ describe("math_with_judge judge paths, recorded and replayed", () => {
     expect(judge.requests.length).toBe(before);
   });
 
-  it("a judge given as a running engine's URL needs a name: --judge-model without --judge-url is refused, naming it", async () => {
+  it("--judge-model without --judge-url is refused, naming it; a configured GenRM keeps its implementation", async () => {
     const result = await runGym(["env", "resolve", "--resources-server", "math_with_judge", "--judge-url", `judge_model=${judge.baseUrl}`, "--judge-model", "judge_modle=judge"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--judge-model judge_modle=…: no --judge-url judge_modle=URL defines that instance. Did you mean `judge_model`?");
+    // A GenRM instance the configs define keeps its implementation (it rewrites requests into GenRM's roles); only its engine URL is set.
+    const genrm = join(dir, "genrm.yaml");
+    writeFileSync(genrm, "genrm_model:\n  responses_api_models:\n    genrm_model:\n      model: nvidia/genrm\n      supports_principle_role: true\n");
+    const kept = await runGym(["env", "resolve", "--resources-server", "math_with_judge", "--model-type", "vllm_model", "--model-url", policy.baseUrl, "--model", "m", "--config", genrm, "--judge-url", "genrm_model=http://127.0.0.1:9/v1"]);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stdout).toContain("genrm_model:\n  responses_api_models:\n    genrm_model:\n      model: nvidia/genrm\n      supports_principle_role: true\n      base_url: http://127.0.0.1:9/v1");
   });
 
   it("a changed judge prompt does not reuse a stale verdict: the replayed judge refuses it and the rollout is judge_failed", async () => {
