@@ -22,6 +22,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     example_multi_turn_gymnasium: () => import("../environments/example_multi_turn_gymnasium/index.js"),
     blackjack: () => import("../environments/blackjack/index.js"),
     reasoning_gym: () => import("../environments/reasoning_gym/index.js"),
+    grl_tetris: () => import("../environments/grl_tetris/index.js"),
     // NeMo Gym's catalog (commit 07d6b0d), by family; each family's lines stay under its heading.
 
     // answers and formats
