@@ -20,6 +20,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     instruction_following: () => import("../environments/instruction_following/index.js"),
     math_with_judge: () => import("../environments/math_with_judge/index.js"),
     example_multi_turn_gymnasium: () => import("../environments/example_multi_turn_gymnasium/index.js"),
+    grl_sokoban: () => import("../environments/grl_sokoban/index.js"),
     // NeMo Gym's catalog (commit 07d6b0d), by family; each family's lines stay under its heading.
 
     // answers and formats
