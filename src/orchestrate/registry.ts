@@ -23,6 +23,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     blackjack: () => import("../environments/blackjack/index.js"),
     reasoning_gym: () => import("../environments/reasoning_gym/index.js"),
     grl_tetris: () => import("../environments/grl_tetris/index.js"),
+    grl_sokoban: () => import("../environments/grl_sokoban/index.js"),
     // NeMo Gym's catalog (commit 07d6b0d), by family; each family's lines stay under its heading.
 
     // answers and formats

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import fixture from "./testdata/elo.json" with { type: "json" };
 import { arenaEloMetrics, battlesOf, bestOfRollouts, bootstrap, fitElo, npPercentile, npRound, pyRound } from "./elo.js";
-import { Mt19937 } from "./numpy_random.js";
+import { Mt19937 } from "../../verifiers/random/numpy_random.js";
 
 type Metrics = Record<string, number | "NaN">;
 interface Set {

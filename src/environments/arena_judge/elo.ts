@@ -19,7 +19,7 @@
 // that instead of iterating; sklearn stops within its tolerance (tol=1e-8 on the gradient) of it, so
 // ratings agree to ~1e-6 and the rounded percentages agree exactly except when the exact value sits
 // within that distance of a rounding boundary (see arena_judge.test.ts and testdata/elo.json).
-import { Mt19937 } from "./numpy_random.js";
+import { Mt19937 } from "../../verifiers/random/numpy_random.js";
 
 export const VERDICTS = ["A>>B", "A>B", "A=B", "B>A", "B>>A"] as const;
 export type Verdict = (typeof VERDICTS)[number];

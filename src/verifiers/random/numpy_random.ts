@@ -3,7 +3,8 @@
 // `DataFrame.sample(frac=1.0, replace=True)` draws from it (`RandomState.choice(n, size=n)`, which is
 // the legacy `randint(0, n)`: a 32-bit output masked to the smallest all-ones mask covering n − 1,
 // redrawn while above n − 1; nothing is drawn when n is 1). Checked against numpy 2.4 and pandas 2.3
-// draws in testdata/elo.json (`draws`).
+// draws in src/environments/arena_judge/testdata/elo.json (`draws`); shared from here (also used by
+// grl_sokoban, proved there against src/environments/grl_sokoban/testdata/levels.json).
 
 const N = 624;
 const M = 397;
