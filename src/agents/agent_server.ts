@@ -3,7 +3,8 @@
 // callers that seed and verify themselves, `POST /aggregate_metrics` and
 // `GET /aggregate_metrics_scope` are the environment's. An agent is
 // its config and two functions, `run` and `respond`; this module owns the wiring they share: row
-// validation, the rollout's cookie jar, the rollout header on model calls, hang-up aborts and the
+// validation, the rollout's cookie jar, the rollout header on model calls (the replay model keys
+// recordings by it, so identical requests of two rollouts of one task stay distinct), hang-up aborts and the
 // environment's session cookies handed back from `/v1/responses`.
 import type { FastifyRequest } from "fastify";
 import { CookieJar, parseCookies, sessionCookie } from "../http/cookies.js";
@@ -12,7 +13,7 @@ import type { HttpApp } from "../http/app.js";
 import type { InstanceContext } from "../http/implementation.js";
 import { abortOnHangUp, sendJson } from "../http/reply.js";
 import { asHttpApp, createServer, rolloutBodyLimit, sessionCookieName } from "../http/server.js";
-import { DataRow, ResponsesCreateParams, ROLLOUT_HEADER, rolloutHeaderValue, type ResponseObject, type ServerRef } from "../protocol/index.js";
+import { DataRow, ResponsesCreateParams, ROLLOUT_HEADER, rolloutHeaderOfRow, type ResponseObject, type ServerRef } from "../protocol/index.js";
 import { ROLLOUT_FLOATS } from "../protocol/python_json.js";
 import { EnvironmentClient, ModelClient } from "./upstream.js";
 
@@ -41,15 +42,6 @@ export interface AgentRoutes {
   returnsSessionCookies?: boolean;
 }
 
-/**
- * The `x-gymkit-rollout` value for a materialised row. The replay model keys its recordings by it,
- * so identical requests of two rollouts of one task stay distinct.
- */
-export function rolloutKey(row: Record<string, unknown>): string | undefined {
-  const index = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
-  return index(row._ng_task_index) && index(row._ng_rollout_index) ? rolloutHeaderValue({ task_index: row._ng_task_index, rollout_index: row._ng_rollout_index }) : undefined;
-}
-
 export function buildAgentServer(context: InstanceContext<unknown>, wiring: AgentWiring, routes: AgentRoutes): HttpApp {
   const app = createServer({ name: context.name });
   // Every route here carries a row, a conversation or rollouts (token ids included).
@@ -71,7 +63,7 @@ export function buildAgentServer(context: InstanceContext<unknown>, wiring: Agen
     parseOr422(DataRow, request.body);
     // The row as received (validated above): every field, in its order, reaches the environment.
     const row = request.body as Record<string, unknown> & DataRow;
-    const result = await routes.run(row, upstreams(jarOf(request), abortOnHangUp(reply.raw), rolloutKey(row)));
+    const result = await routes.run(row, upstreams(jarOf(request), abortOnHangUp(reply.raw), rolloutHeaderOfRow(row)));
     return typeof result === "string" ? reply.type("application/json").send(result) : sendJson(reply, result, ROLLOUT_FLOATS);
   });
 

@@ -4,7 +4,7 @@
 // request's task and rollout indices) and its ordinal within this verification, so that record and
 // replay key judge answers exactly as they key the policy's, whatever order concurrent calls land in.
 import { callJson, CallError, joinUrl, type RetryPolicy } from "../http/client.js";
-import { JUDGE_CALL_HEADER, ResponseObject, ROLLOUT_HEADER, rolloutHeaderValue, type ResponsesCreateParams, type ServerRef } from "../protocol/index.js";
+import { JUDGE_CALL_HEADER, ResponseObject, ROLLOUT_HEADER, rolloutHeaderOfRow, type ResponsesCreateParams, type ServerRef } from "../protocol/index.js";
 import { JudgeFailure } from "./failure.js";
 import type { Limiter } from "./limiter.js";
 import { chatJudgeText, finalJudgeText } from "./text.js";
@@ -39,14 +39,6 @@ interface UrlResolver {
   urlOf(ref: ServerRef | string): string;
 }
 
-/** The rollout header value of a verify request, from its `_ng_task_index` / `_ng_rollout_index`. */
-export function rolloutOfRequest(request: Record<string, unknown>): string | undefined {
-  const task = request._ng_task_index;
-  const rollout = request._ng_rollout_index;
-  const index = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
-  return index(task) && index(rollout) ? rolloutHeaderValue({ task_index: task, rollout_index: rollout }) : undefined;
-}
-
 export class JudgeClient {
   private calls = 0;
 
@@ -65,7 +57,7 @@ export class JudgeClient {
       // A judge that is not defined (e.g. `gym eval reverify` without it) fails the rollout's judging, visibly.
       throw new JudgeFailure("ConfigError", (error as Error).message);
     }
-    return new JudgeClient(url, rolloutOfRequest(request), options);
+    return new JudgeClient(url, rolloutHeaderOfRow(request), options);
   }
 
   /** POSTs a Responses request to the judge; returns what was sent and the Response, or throws JudgeFailure. */

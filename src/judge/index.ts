@@ -11,7 +11,7 @@
 // withJudgeFailsafe turns into a `judge_failed` row, never a zero. Record the calls under the key
 // NeMo Gym's server writes them to; `judge_replay_model` plays them back.
 export { JudgeFailure, judgeFailedResult, withJudgeFailsafe } from "./failure.js";
-export { JudgeClient, JUDGE_RETRY, rolloutOfRequest, type ChatJudgeCall, type JudgeClientOptions, type JudgeEvaluation } from "./client.js";
+export { JudgeClient, JUDGE_RETRY, type ChatJudgeCall, type JudgeClientOptions, type JudgeEvaluation } from "./client.js";
 export { JudgeCallFields, judgeCallOptions, type JudgeCallConfig } from "./call_fields.js";
 export { Limiter, limiterOf } from "./limiter.js";
 export { firstLabel, firstLabelIs, jsonVerdict, numericScore, regexLabel } from "./labels.js";

@@ -13,6 +13,7 @@ import type { ServerImplementation } from "../http/implementation.js";
 import { asHttpApp } from "../http/server.js";
 import { ResponseObject, type ResponsesCreateParams, type RolloutRef } from "../protocol/index.js";
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
+import { allJudgeText } from "../judge/text.js";
 import { firstDifference } from "./first_difference.js";
 import { canonicalRequest } from "./replay_key.js";
 import { asNemoGymCreateParams } from "../protocol/nemo_gym_models.js";
@@ -108,13 +109,7 @@ export function judgeReplayAdapter(config: JudgeReplayModelConfig): ModelAdapter
     return answer;
   };
 
-  const textOf = (answer: RecordedAnswer): string => {
-    if ("text" in answer) return answer.text;
-    const texts = (answer.response.output as Array<Record<string, unknown>>)
-      .filter((item) => item.type === "message" && Array.isArray(item.content))
-      .flatMap((item) => (item.content as Array<Record<string, unknown>>).filter((p) => p.type === "output_text").map((p) => String(p.text)));
-    return texts.join("");
-  };
+  const textOf = (answer: RecordedAnswer): string => ("text" in answer ? answer.text : allJudgeText(answer.response));
 
   return {
     models: () => [ID],

@@ -14,6 +14,15 @@ export function rolloutHeaderValue(rollout: RolloutRef): string {
   return `${rollout.task_index}:${rollout.rollout_index}`;
 }
 
+/**
+ * The header value for a materialised row (or a verify request built from one), from its
+ * `_ng_task_index` and `_ng_rollout_index`; undefined when the row carries no such indices.
+ */
+export function rolloutHeaderOfRow(row: Record<string, unknown>): string | undefined {
+  const index = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
+  return index(row._ng_task_index) && index(row._ng_rollout_index) ? rolloutHeaderValue({ task_index: row._ng_task_index, rollout_index: row._ng_rollout_index }) : undefined;
+}
+
 /** Reads a header value; undefined when it is not `<task_index>:<rollout_index>`. */
 export function readRolloutHeader(text: string): RolloutRef | undefined {
   const match = /^\s*(\d+):(\d+)\s*$/.exec(text);
