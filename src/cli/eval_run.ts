@@ -35,7 +35,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const settings = resolved.config;
   const run = await parseRunOptions(options, settings);
   const { split, input, output, prompt } = run;
-  const { shard, resume, overwrite } = await parseShardAndResume(options, settings);
+  const { shard, resume, extend, overwrite } = await parseShardAndResume(options, settings);
   const defaultAgent = options.agent ?? (settings.agent_name as string | undefined) ?? resolved.onlyAgentOfResourcesServer;
 
   let retries: RunRetries | undefined;
@@ -60,9 +60,11 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
     defaultAgent,
     paramOverrides: run.paramOverrides,
     addSeed: run.addSeed,
+    seeds: run.seeds,
     shard,
     prompt,
     resume,
+    extend,
     overwrite,
   };
   const checkedFiles = collectRunFiles(fileOptions);

@@ -28,6 +28,10 @@ export const KNOWN_SETTINGS: Readonly<Record<string, readonly ConfigCommand[]>> 
   concurrency: RUN,
   num_repeats: RUN,
   num_repeats_add_seed: RUN,
+  // NeMo-Skills' pipeline names for seeds (`ns nemo_gym_rollouts --num_random_seeds …`).
+  num_random_seeds: RUN,
+  starting_seed: RUN,
+  random_seeds: RUN,
   limit: RUN,
   max_failures: RUN,
   max_attempts: RUN,
