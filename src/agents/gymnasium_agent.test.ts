@@ -33,7 +33,7 @@ const guessing = defineEnvironment({
 });
 
 // Holds a slot per episode: reset takes one, `close` gives it back. Rows choose how things go wrong.
-const slots = { resets: [] as string[], closes: [] as string[] };
+const slots = { resets: [] as string[], closes: [] as string[], onClose: (_session: string) => {} };
 const closable = defineEnvironment({
   id: "slot_game",
   description: "test game with an explicit close",
@@ -53,6 +53,7 @@ const closable = defineEnvironment({
   },
   close: (ctx) => {
     slots.closes.push(ctx.sessionId);
+    slots.onClose(ctx.sessionId);
     if (ctx.sessions.get(ctx.sessionId)?.failClose) throw new Error("the slot is stuck");
     return { ok: true };
   },
@@ -76,6 +77,8 @@ beforeAll(async () => {
   // The policy: guesses 1 first; peeks when the row says so; after a tool output, says the secret.
   engine = await startFakeEngine({
     model: "m",
+    // The engine is slow to answer a conversation that asks it to (time for the caller to hang up).
+    delayMs: (_path, body) => (JSON.stringify(body).includes("hang up on me") ? 3000 : 0),
     // The engine refuses a conversation that asks it to (a model failure in the middle of an episode).
     respond: (_path, body) =>
       JSON.stringify(body).includes("refuse at step two") && JSON.stringify(body).includes("Again.")
@@ -198,5 +201,22 @@ describe("gymnasium_agent with an environment that declares an explicit close", 
     expect(malformed.reply.body).toMatchObject({ failure_class: "env_error" });
     expect(malformed.reply.body.detail).toMatch(/environment "slots" \/reset answered observation/);
     expect(malformed.closed).toEqual(malformed.reset);
+  });
+
+  it("still closes when the caller hangs up mid-episode", async () => {
+    const resets = slots.resets.length;
+    const closed = new Promise<string>((resolve) => (slots.onClose = resolve));
+    const caller = new AbortController();
+    const run = fetch(`${slotAgent.url}/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(row("hang up on me", 0)),
+      signal: caller.signal,
+    }).catch((error: unknown) => error);
+    // Hang up while the model is thinking, once the episode has a slot.
+    while (engine.requests.filter((r) => JSON.stringify(r.body).includes("hang up on me")).length === 0) await new Promise((r) => setTimeout(r, 20));
+    caller.abort();
+    expect(await run).toBeInstanceOf(Error);
+    expect(await closed).toBe(slots.resets[resets]);
   });
 });

@@ -64,13 +64,15 @@ async function playEpisode(row: Record<string, unknown>, config: GymnasiumAgentC
   // the rest of its reply is malformed, and that slot must be released too (as NeMo Gym's agent does).
   const declared = isRecord(body) && isRecord(body.info) ? body.info.supports_explicit_close : undefined;
   const explicitClose = declared === true;
+  // Closed even when the caller hung up or the deadline cut the rollout (NeMo Gym closes on cancellation too).
+  const close = () => environment.detached().post("/close", {});
   try {
     const reset = envReply(ResetReply, body, who, "/reset");
     const resetInfo = reset.info ?? {};
     const episode = await stepThrough(row, reset.observation, resetInfo, config, { environment, model });
     if (explicitClose) {
       try {
-        await environment.post("/close", {});
+        await close();
       } catch (error) {
         // The episode is scored; a failed clean-up is reported beside it, not instead of it.
         episode.info = { ...episode.info, cleanup_warning: { operation: "close", error_type: (error as Error).name, message: (error as Error).message } };
@@ -79,7 +81,7 @@ async function playEpisode(row: Record<string, unknown>, config: GymnasiumAgentC
     return episode;
   } catch (error) {
     // Release the environment's slot, keeping the original failure.
-    if (explicitClose) await environment.post("/close", {}).catch(() => undefined);
+    if (explicitClose) await close().catch(() => undefined);
     throw error;
   }
 }
