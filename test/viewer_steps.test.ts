@@ -5,11 +5,18 @@
 // observation, action, tool outputs, reward and ends from the API, and the page renders them in
 // headless chromium. NeMo Gym's own recorded episodes (no per-step record) fall back to a split at
 // the model's turns, labelled; a row whose `steps` is not the agent's record falls back too, saying why.
+// A small game with a tool (gymnasium_agent in-process, on real servers) shows where tool outputs go.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import gymnasiumAgent from "../src/agents/gymnasium_agent.js";
+import { resultLine } from "../src/collect/lines.js";
+import { defineEnvironment } from "../src/environment_kit/define.js";
+import { startInstance } from "../src/environment_kit/testing.js";
+import vllmModel from "../src/models/vllm_model.js";
 import { startViewer, type Viewer } from "../src/viewer/server.js";
 import { REPO_ROOT, readJsonlFile, runGym } from "./helpers/cli.js";
 import { engineOf, onTeardown } from "./helpers/scope.js";
@@ -142,6 +149,70 @@ describe("the episode API", () => {
   });
 });
 
+// A game with a tool: a `peek` call is answered from the step's info.tool_outputs, a wrong guess costs
+// 0.1 and gets a hint, the right one ends the episode.
+const guessing = defineEnvironment({
+  id: "guess_the_number",
+  description: "test game",
+  state: z.object({ secret: z.number() }),
+  reset: (metadata, ctx) => {
+    ctx.sessions.set(ctx.sessionId, { secret: Number(metadata.secret) });
+    return { observation: "Guess a number from 1 to 9." };
+  },
+  step: (action, _metadata, ctx) => {
+    const { secret } = ctx.sessions.get(ctx.sessionId)!;
+    const calls = (action.output as Array<Record<string, any>>).filter((item) => item.type === "function_call");
+    if (calls.length > 0) return { reward: 0, info: { tool_outputs: calls.map((call) => ({ call_id: call.call_id, output: `the secret is ${secret}` })) } };
+    const text = (action.output as Array<Record<string, any>>).flatMap((item) => item.content ?? []).map((part: any) => part.text).join("");
+    if (text.includes(String(secret))) return { reward: 1, terminated: true };
+    return { observation: "No. Try again.", reward: -0.1 };
+  },
+});
+
+/** The URL of a viewer on one guessing-game episode played by gymnasium_agent (made once, by whichever test asks first). */
+let guessingRun: Promise<string> | undefined;
+const guessingViewer = () => (guessingRun ??= playGuessing());
+async function playGuessing(): Promise<string> {
+  // The policy: guesses 1, then peeks, then says what the tool output said.
+  const engine = await engineOf({
+    model: "m",
+    policy: (turns) => {
+      const tool = turns.findLast((t) => t.role === "tool");
+      if (tool) return { text: `It is ${/\d/.exec(tool.content)![0]}.` };
+      if (turns.some((t) => t.role === "assistant")) return { toolCalls: [{ name: "peek", arguments: {} }] };
+      return { text: "Is it 1?" };
+    },
+  });
+  const model = await startInstance(vllmModel, { name: "policy", config: { base_url: engine.baseUrl, model: "m" } });
+  const env = await startInstance(guessing, { name: "game" });
+  const agent = await startInstance(gymnasiumAgent, {
+    config: { resources_server: { type: "resources_servers", name: "game" }, model_server: { type: "responses_api_models", name: "policy" } },
+    servers: { game: env.url, policy: model.url },
+  });
+  for (const instance of [model, env, agent]) onTeardown(() => instance.close());
+  const reply = await agent.request("/run", { responses_create_params: { input: [{ role: "user", content: "play" }] }, secret: 7 });
+  expect(reply.status).toBe(200);
+  const file = join(dir, "guessing.jsonl");
+  writeFileSync(file, resultLine(0, 0, { ...reply.body, agent_ref: { type: "responses_api_agents", name: "guess_agent" } }));
+  return (await open(file)).url;
+}
+
+describe("an episode with tool calls", () => {
+
+  it("puts each tool output with the step whose call it answers, and the hint with the step that saw it", async () => {
+    const { episode, row } = await rollout(0, await guessingViewer());
+    const output = row.response.output as Array<Record<string, any>>;
+    expect(output.map((item) => item.type)).toEqual(["message", "message", "function_call", "function_call_output", "message"]);
+    expect(episode.steps.map((s: any) => [s.reward, s.action, s.tool_outputs, s.observation.output])).toEqual([
+      [-0.1, [0, 1], [1, 1], null],
+      [0, [2, 3], [3, 4], [1, 2]],
+      [1, [4, 5], [5, 5], [4, 4]],
+    ]);
+    expect(episode.steps[0].observation.input).toEqual([0, 2]);
+    expect(episode).toMatchObject({ end: "terminated", total_reward: 0.9, final_observation: null });
+  });
+});
+
 describe("the episode in the page", () => {
   let browser: Browser;
   let page: Page;
@@ -206,6 +277,20 @@ describe("the episode in the page", () => {
     expect(await page.locator("#episode section.step .step-head").first().innerText()).toMatch(/^step 1 · no per-step reward/);
     expect(await page.locator("#episode-end").innerText()).toMatch(/^episode ended: terminated · \d+ steps · rollout reward 10$/);
     expect(pageErrors).toEqual([]);
+  });
+
+  it("shows a step's tool outputs under its tool call, and the observation the next step saw", async () => {
+    await page.goto(`${await guessingViewer()}#/rollout/0/0`);
+    await page.locator("#episode").waitFor();
+    const steps = page.locator("#episode section.step");
+    expect(await steps.count()).toBe(3);
+    expect(await steps.nth(0).locator(".step-tools").count()).toBe(0);
+    expect(await steps.nth(1).locator(".step-observation").innerText()).toContain("No. Try again.");
+    expect(await steps.nth(1).locator(".step-action .label").first().innerText()).toMatch(/^tool call: peek/);
+    expect(await steps.nth(1).locator(".step-tools .kind-function_call_output").innerText()).toContain("the secret is 7");
+    expect(await steps.nth(2).locator(".step-observation").innerText()).toContain("no new observation");
+    expect(await steps.nth(2).locator(".step-head").innerText()).toMatch(/^step 3 · reward 1 · cumulative 0\.9\s+terminated$/);
+    expect(await page.locator("#episode-end").innerText()).toBe("episode ended: terminated · 3 steps · total reward 0.9");
   });
 
   it("shows observations and a final observation carrying <img onerror> and <script> as text, and runs none of it", async () => {
