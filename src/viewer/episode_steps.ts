@@ -164,5 +164,5 @@ export function episodeSteps(row: Row): EpisodeView | null {
   }
   const episodeLike = typeof row.terminated === "boolean" || typeof row.truncated === "boolean" || output.some((item) => isObject(item) && item.role === "user");
   if (!episodeLike) return null;
-  return fromModelTurns(row, output, inputLength, "the rollout has no per-step record (NeMo Gym's agents and Gymkit before it keep only the total)");
+  return fromModelTurns(row, output, inputLength, "the rollout has no per-step record (written by NeMo Gym, or by Gymkit before it kept one)");
 }
