@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { runInNewContext } from "node:vm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startViewer, type Viewer } from "../src/viewer/server.js";
-import { viewerScript } from "../src/viewer/page.js";
+import { BROWSER_SCRIPTS, viewerScript } from "../src/viewer/page.js";
 import { resultLine } from "../src/collect/lines.js";
 import { onTeardown } from "./helpers/scope.js";
 import { runGym, NEMO_GYM_EXAMPLES, REPO_ROOT, startGym, waitForOutput } from "./helpers/cli.js";
@@ -405,8 +405,8 @@ describe("gym view (the command)", () => {
     const nonce = /script-src 'nonce-([^']+)'/.exec(page.headers.get("content-security-policy")!)![1]!;
     const html = await page.text();
     const script = html.slice(html.indexOf(`<script nonce="${nonce}">`) + `<script nonce="${nonce}">`.length, html.indexOf("</script>"));
-    // dist/viewer/browser/app.js as the build wrote it: a classic script (no module syntax) that parses.
-    expect(script).toBe(readFileSync(join(REPO_ROOT, "dist", "viewer", "browser", "app.js"), "utf8"));
+    // dist/viewer/browser/{steps,app}.js as the build wrote them: classic scripts (no module syntax), joined, that parse.
+    expect(script).toBe(BROWSER_SCRIPTS.map((name) => readFileSync(join(REPO_ROOT, "dist", "viewer", "browser", `${name}.js`), "utf8")).join("\n"));
     expect(script).toContain("/api/summary");
     expect(() => runInNewContext(`(function(){ return function(){ ${script} }; })`)).not.toThrow();
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));

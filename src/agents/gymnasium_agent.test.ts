@@ -112,6 +112,11 @@ describe("gymnasium_agent", () => {
     expect(reply.body.responses_create_params.input.map((m: any) => m.content)).toEqual(["play; peek first", "Guess a number from 1 to 9."]);
     expect(reply.body.response.output.map((item: any) => item.type)).toEqual(["function_call", "function_call_output", "message"]);
     expect(reply.body.response.output[1]).toMatchObject({ call_id: reply.body.response.output[0].call_id, output: '{"secret":7}' });
+    // Gymkit's per-step record: each step's span of the output and the environment's answer.
+    expect(reply.body.steps).toEqual([
+      { reward: 0, terminated: false, truncated: false, model_output: [0, 1], env_output: [1, 2] },
+      { reward: 1, terminated: true, truncated: false, model_output: [2, 3], env_output: [3, 3] },
+    ]);
     // Two model calls, their usage summed.
     const asked = engine.requests.slice(-2);
     const prompt = (body: any) => body.messages.map((m: any) => m.content).join(" ").split(" ").filter(Boolean).length;
@@ -125,6 +130,8 @@ describe("gymnasium_agent", () => {
     const roles = reply.body.response.output.map((item: any) => item.role);
     expect(roles).toEqual(["assistant", "user", "assistant", "user", "assistant", "user"]);
     expect(reply.body.response.output[1]).toEqual({ content: "No. Try again.", role: "user", type: "message" });
+    // Cut by max_steps: every step the environment's plain answer, each observation inside the output.
+    expect(reply.body.steps).toEqual([0, 2, 4].map((at) => ({ reward: -0.1, terminated: false, truncated: false, model_output: [at, at + 1], env_output: [at + 1, at + 2] })));
   });
 
   it("fails the rollout as the environment's when the environment is not a Gymnasium one", async () => {

@@ -7,6 +7,11 @@
 // the last model response carrying the whole episode's output and the usage of every model call.
 // An environment whose reset info says `supports_explicit_close: true` gets `/close` once after the
 // episode, succeeded or failed; a failed close is reported as `info.cleanup_warning`.
+//
+// Gymkit addition: `steps`, one record per step (EpisodeStep below), so that a reader (the viewer)
+// can split `response.output` into steps and give each its reward. NeMo Gym's GymnasiumRunResponse
+// allows extra keys, its collector writes the agent's answer as it comes, and its metrics read only
+// top-level numbers and booleans, so NeMo Gym's tools pass the array through and ignore it.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { InstanceContext, ServerImplementation } from "../http/implementation.js";
@@ -48,6 +53,25 @@ function envReply<T>(schema: z.ZodType<T>, body: unknown, who: string, route: st
   throw new UpstreamError("env_error", 502, `environment "${who}" ${route} answered ${problem ? `${problem.path.join(".") || "(body)"}: ${problem.message}` : "an invalid body"}`);
 }
 
+/**
+ * One step of an episode, as `steps` records it. `model_output` and `env_output` are half-open
+ * ranges [start, end) of `response.output`: the model's response at this step (its messages,
+ * reasoning, tool calls), then what the environment added after it (its tool outputs, then its
+ * observation as a user message). The ranges follow each other and together cover the output. The
+ * step that ends the episode adds nothing to the output (the agent stops there), so its env_output is
+ * empty and the observation the environment still answered, if any, is `final_observation`.
+ * reward/terminated/truncated are the environment's answer to this step (an episode cut by max_steps
+ * ends with a step that is neither; the rollout's `truncated` says so).
+ */
+export interface EpisodeStep {
+  reward: number;
+  terminated: boolean;
+  truncated: boolean;
+  model_output: [number, number];
+  env_output: [number, number];
+  final_observation?: string;
+}
+
 export interface EpisodeResult {
   responses_create_params: ResponsesCreateParams;
   response: ResponseObject;
@@ -55,6 +79,7 @@ export interface EpisodeResult {
   terminated: boolean;
   truncated: boolean;
   info: Record<string, unknown>;
+  steps: EpisodeStep[];
 }
 
 async function playEpisode(row: Record<string, unknown>, config: GymnasiumAgentConfig, { environment, model }: AgentUpstreams): Promise<EpisodeResult> {
@@ -105,27 +130,34 @@ async function stepThrough(
   let step = { observation: null as string | null | undefined, reward: 0, terminated: false, truncated: true, info: {} as Record<string, unknown> };
   let total = 0;
   let finished = false;
+  const steps: EpisodeStep[] = [];
   for (let i = 0; i < config.max_steps; i++) {
+    const stepStart = episode.length;
     const response = await model.responses({ ...params, input: [...base, ...episode] });
     last = response;
     episode.push(...(response.output as Item[]));
+    const modelEnd = episode.length;
     usage = accumulateUsage(usage, response.usage) ?? undefined;
     const stepBody: Record<string, unknown> = { ...row, response };
     if (resetInfo.supports_step_idempotency === true) stepBody._ng_step_request_id = randomUUID().replaceAll("-", "");
     const reply = envReply(StepReply, await environment.post("/step", stepBody), who, "/step");
     step = { observation: reply.observation, reward: reply.reward, terminated: reply.terminated, truncated: reply.truncated, info: reply.info ?? {} };
     total += step.reward;
+    const record: EpisodeStep = { reward: step.reward, terminated: step.terminated, truncated: step.truncated, model_output: [stepStart, modelEnd], env_output: [modelEnd, modelEnd] };
+    steps.push(record);
     if (step.terminated || step.truncated) {
+      if (step.observation) record.final_observation = step.observation;
       finished = true;
       break;
     }
     const toolOutputs = step.info.tool_outputs === undefined ? [] : envReply(ToolOutputs, step.info.tool_outputs, who, "/step info.tool_outputs");
     for (const { call_id, output } of toolOutputs) episode.push({ type: "function_call_output", call_id, output });
     if (step.observation) episode.push(userMessage(step.observation));
+    record.env_output[1] = episode.length;
   }
   // max_steps >= 1, so the model was asked at least once.
   const response = { ...last!, output: episode as ResponseObject["output"], usage };
-  return { responses_create_params: params, response, reward: total, terminated: step.terminated, truncated: finished ? step.truncated : true, info: step.info };
+  return { responses_create_params: params, response, reward: total, terminated: step.terminated, truncated: finished ? step.truncated : true, info: step.info, steps };
 }
 
 const implementation: ServerImplementation<GymnasiumAgentConfig> = {
@@ -138,7 +170,7 @@ const implementation: ServerImplementation<GymnasiumAgentConfig> = {
     return buildAgentServer(context, wiring, {
       async run(row, upstreams) {
         const episode = await playEpisode(row, config, upstreams);
-        // NeMo Gym's GymnasiumRunResponse, field for field.
+        // NeMo Gym's GymnasiumRunResponse, field for field, then Gymkit's per-step record.
         return {
           responses_create_params: asNemoGymCreateParams(episode.responses_create_params),
           response: asNemoGymResponse(episode.response),
@@ -146,6 +178,7 @@ const implementation: ServerImplementation<GymnasiumAgentConfig> = {
           terminated: episode.terminated,
           truncated: episode.truncated,
           info: episode.info,
+          steps: episode.steps,
         };
       },
       // As NeMo Gym's agent: `/v1/responses` is one plain model call.

@@ -1,28 +1,36 @@
 // The viewer's single page: an HTML shell with the style sheet (style.ts) and the compiled browser
-// script (browser/app.ts) inline, both under the nonce the server's Content-Security-Policy names.
+// scripts (browser/steps.ts, then browser/app.ts, which calls into it) inline, both under the nonce the
+// server's Content-Security-Policy names. Each script is a classic one (no modules), so joined in
+// order they run as one script sharing its global declarations.
 //
-// The script is read from the package's dist/, where `npm run build` compiles it
+// The scripts are read from the package's dist/, where `npm run build` compiles them
 // (tsconfig.browser.json): `../../dist` is that directory both from src/viewer (tests, tsx) and from
 // dist/viewer (the built CLI, an installed package). Running from src/ therefore needs a build, and a
-// build older than the script's source is refused rather than served.
+// build older than a script's source is refused rather than served.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { VIEWER_STYLE } from "./style.js";
 
-const COMPILED_SCRIPT = fileURLToPath(new URL("../../dist/viewer/browser/app.js", import.meta.url));
-const SCRIPT_SOURCE = fileURLToPath(new URL("./browser/app.ts", import.meta.url));
+/** The page's scripts, in the order they run. */
+export const BROWSER_SCRIPTS = ["steps", "app"] as const;
 const RUNNING_FROM_SOURCE = import.meta.url.endsWith(".ts");
 
-/** The page's script as compiled by `npm run build`. */
-export function viewerScript(): string {
-  if (!existsSync(COMPILED_SCRIPT)) throw new Error(`the viewer page's script is not built (no ${COMPILED_SCRIPT}): run npm run build`);
-  if (RUNNING_FROM_SOURCE && statSync(SCRIPT_SOURCE).mtimeMs > statSync(COMPILED_SCRIPT).mtimeMs) {
-    throw new Error(`the viewer page's script ${COMPILED_SCRIPT} is older than its source ${SCRIPT_SOURCE}: run npm run build`);
+function compiledScript(name: string): string {
+  const compiled = fileURLToPath(new URL(`../../dist/viewer/browser/${name}.js`, import.meta.url));
+  const source = fileURLToPath(new URL(`./browser/${name}.ts`, import.meta.url));
+  if (!existsSync(compiled)) throw new Error(`the viewer page's script is not built (no ${compiled}): run npm run build`);
+  if (RUNNING_FROM_SOURCE && statSync(source).mtimeMs > statSync(compiled).mtimeMs) {
+    throw new Error(`the viewer page's script ${compiled} is older than its source ${source}: run npm run build`);
   }
-  const script = readFileSync(COMPILED_SCRIPT, "utf8");
+  const script = readFileSync(compiled, "utf8");
   // Inline, the script would end at the first "</script" in its text.
-  if (/<\/script/i.test(script)) throw new Error(`${COMPILED_SCRIPT} contains "</script", which would cut the inline script short`);
+  if (/<\/script/i.test(script)) throw new Error(`${compiled} contains "</script", which would cut the inline script short`);
   return script;
+}
+
+/** The page's script as compiled by `npm run build`: its parts joined in order. */
+export function viewerScript(): string {
+  return BROWSER_SCRIPTS.map(compiledScript).join("\n");
 }
 
 /** The page renderer: reads the script once, then gives the page with `nonce` on its script and style. */

@@ -76,4 +76,11 @@ dl.kv dd { margin: 0; min-width: 0; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; }
 .card .answer { white-space: pre-wrap; word-break: break-word; max-height: 260px; overflow: auto; margin-top: 6px; }
 details > summary { cursor: pointer; color: var(--accent); margin: 4px 0; }
+.episode { display: flex; flex-direction: column; gap: 10px; }
+.step { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; display: flex; flex-direction: column; gap: 6px; }
+.step-head { font-size: 13px; }
+.step-flag { margin-left: 4px; font-size: 12px; }
+.step-part { display: flex; flex-direction: column; gap: 6px; padding-left: 8px; border-left: 2px solid var(--line); }
+.step-label { font-size: 11px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
+.episode-end { font-weight: 600; }
 `;

@@ -93,7 +93,7 @@ describe("NeMo Gym's config, unchanged, on NeMo Gym's recorded episodes", () => 
       expect(rows).toHaveLength(recorded.length);
       for (const row of rows) {
         const theirs = recorded.find((r) => r._ng_task_index === row._ng_task_index)!;
-        expect(Object.keys(row).filter((k) => !k.startsWith("_ng_") && k !== "agent_ref")).toEqual(["responses_create_params", "response", "reward", "terminated", "truncated", "info"]);
+        expect(Object.keys(row).filter((k) => !k.startsWith("_ng_") && k !== "agent_ref")).toEqual(["responses_create_params", "response", "reward", "terminated", "truncated", "info", "steps"]);
         expect([row.reward, row.terminated, row.truncated, row.info]).toEqual([theirs.reward, theirs.terminated, theirs.truncated, theirs.info]);
         const turns = (r: Record<string, any>) => r.response.output.map((item: any) => [item.role, typeof item.content === "string" ? item.content : item.content[0].text]);
         expect(turns(row)).toEqual(turns(theirs));

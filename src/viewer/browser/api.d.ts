@@ -86,8 +86,29 @@ interface Rollout extends Pair {
   next: Pair | null;
   successes: number;
   row: Row | null;
+  episode: EpisodeView | null;
   attempts: Attempt[];
   planned_row: Row | null;
+}
+/** A multi-turn episode step by step (src/viewer/episode_steps.ts): ranges of the row's prompt and output. */
+type Span = [number, number];
+interface StepView {
+  step: number;
+  observation: { input: Span | null; output: Span | null };
+  action: Span;
+  tool_outputs: Span;
+  reward: number | null;
+  cumulative_reward: number | null;
+  terminated: boolean | null;
+  truncated: boolean | null;
+}
+interface EpisodeView {
+  source: "recorded" | "model_turns";
+  note: string;
+  steps: StepView[];
+  final_observation: string | null;
+  end: "terminated" | "truncated" | "max_steps" | null;
+  total_reward: number | null;
 }
 interface TaskView {
   task: number;

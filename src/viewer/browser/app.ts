@@ -1,7 +1,7 @@
 // The viewer page's script, run in the browser. It is compiled on its own (tsconfig.browser.json: DOM
 // types, no Node) into dist/viewer/browser/app.js, which the server puts inline into the page under
-// a fresh nonce. It must stay a classic script (no import or export), since the page runs it from an
-// inline <script> element.
+// a fresh nonce, after steps.js (the step view of a multi-turn episode, renderEpisode). It must stay
+// a classic script (no import or export), since the page runs it from an inline <script> element.
 //
 // Everything a row says (model output, tool arguments, agent names, errors) is untrusted: it enters
 // the DOM only as text nodes or textContent, never as markup, and the page's Content-Security-Policy
@@ -682,9 +682,15 @@ type Attrs = Record<string, unknown> | null;
             ]),
           );
         }
-        nodes.push(el("h3", { text: d.status === "success" ? "conversation" : "input (from the materialized inputs)" }));
-        if (input.responses_create_params || row.response) nodes.push(conversation(input.responses_create_params, d.status === "success" ? row.response : null));
-        else nodes.push(el("p", { class: "muted", text: "The run kept no input for this rollout." }));
+        if (d.episode) {
+          // A multi-turn episode: step by step (steps.ts), the flat conversation folded below it.
+          nodes.push(el("h3", { text: "episode, step by step" }), renderEpisode(d.episode, row, { el: el, renderItem: renderItem, fmt: fmt, rewardClass: rewardClass }));
+          nodes.push(el("details", { id: "flat-conversation" }, [el("summary", { text: "the whole conversation" }), conversation(input.responses_create_params, row.response)]));
+        } else {
+          nodes.push(el("h3", { text: d.status === "success" ? "conversation" : "input (from the materialized inputs)" }));
+          if (input.responses_create_params || row.response) nodes.push(conversation(input.responses_create_params, d.status === "success" ? row.response : null));
+          else nodes.push(el("p", { class: "muted", text: "The run kept no input for this rollout." }));
+        }
         const params: Row = input.responses_create_params || {};
         if (Array.isArray(params.tools) && params.tools.length) {
           nodes.push(

@@ -1,8 +1,10 @@
 // GET /api/rollouts: the rollout table, filtered, sorted, paged, or the matches of a text search;
-// GET /api/rollouts/:task/:rollout: one pair in full, with its failed attempts and neighbours.
+// GET /api/rollouts/:task/:rollout: one pair in full, with its failed attempts and neighbours, and a
+// multi-turn episode's steps (episode_steps.ts).
 import type { FastifyInstance } from "fastify";
 import { HttpError } from "../../http/errors.js";
 import { ENTRY_SORTS, FAILURE, RowReadError, TERMINAL, type EntryFilter } from "../run_index/entries.js";
+import { episodeSteps } from "../episode_steps.js";
 import type { ViewerContext } from "./context.js";
 import { agentName, listing } from "./listing.js";
 import { choiceParam, finite, integerParam, numberParam, pageParams, pairParams, type Query } from "./params.js";
@@ -57,6 +59,7 @@ export function rolloutRoutes(app: FastifyInstance, { run, search: limits }: Vie
     // The success when there is one, else the latest failed attempt.
     const shown = successes[0] ?? ids[ids.length - 1]!;
     try {
+      const row = run.readRow(shown);
       const attempts = ids
         .filter((id) => run.isFailure(id))
         .map((id) => {
@@ -82,7 +85,9 @@ export function rolloutRoutes(app: FastifyInstance, { run, search: limits }: Vie
         previous: from > 0 ? pairOfEntry(run.order[from - 1]!) : null,
         next: to < run.order.length ? pairOfEntry(run.order[to]!) : null,
         successes: successes.length,
-        row: run.readRow(shown),
+        row,
+        // A multi-turn episode step by step (ranges into row), or null.
+        episode: successes.length > 0 ? episodeSteps(row) : null,
         attempts,
         // A failure line holds no conversation: its planned input is what there is to show.
         planned_row: successes.length === 0 ? (run.readPlanned(task, rollout) ?? null) : null,
