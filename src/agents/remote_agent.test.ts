@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startInstance, type RunningInstance } from "../environment_kit/testing.js";
 import { closeDispatcher } from "../http/client.js";
+import { CookieJar } from "../http/cookies.js";
 import { validateConfig } from "../config/validate.js";
 import { ConfigError } from "../config/errors.js";
 import { builtinIds, loadImplementation } from "../orchestrate/registry.js";
@@ -230,6 +231,20 @@ describe("the tool loop", () => {
     expect(run.body.response.usage).toBeNull();
   });
 
+  it("`/v1/responses` runs the loop alone and hands the environment's session cookies back", async () => {
+    const svc = await service(counterBrain);
+    const remote = await agent(svc, "counter");
+    // No seed: the counter starts from 0 on the session the environment opens during the loop, and
+    // only that session's cookie, handed back, lets the caller verify it (1 + 2 = 3).
+    const jar = new CookieJar();
+    const loop = await remote.request("/v1/responses", COUNTER_ROW.responses_create_params, jar);
+    expect(loop.status).toBe(200);
+    expect(loop.body.output.at(-1).content[0].text).toBe("final count is 3");
+    expect(Object.keys(jar.toJSON())).toContain("gymkit___counter");
+    const verify = await counter.request("/verify", { ...COUNTER_ROW, expected_count: 3, response: loop.body }, jar);
+    expect(verify.body.reward).toBe(1);
+  });
+
   it("finds the unpaired calls of a reply", () => {
     const out = unpairedCalls([callOutput("a", "x"), call("a", "t", "{}"), call("b", "t", '{"n": 1}'), call("c", "t", "{}"), callOutput("c", "y"), call("b", "t", '{"n": 2}')]);
     expect(out.map((c) => [c.call_id, c.arguments])).toEqual([["b", '{"n": 2}']]);
@@ -302,6 +317,27 @@ describe("failures, as NeMo Gym reports them", () => {
     const midway = await remote.request("/run", COUNTER_ROW);
     expect(midway.body.error).toBe("agent loop failed: HTTP 503: died mid-rollout");
     expect(svc.received).toHaveLength(2);
+  });
+
+  it("counts run_timeout_secs from when a rollout gets its slot, not from when it arrived", async () => {
+    // One slot. The first rollout's call is never answered, so it holds the slot until its deadline;
+    // the second waits that long for the slot, then is answered at once.
+    const svc = await service((body) => (prompt(body) === "hold" ? () => undefined : reply([message("ok")])));
+    const remote = await agent(svc, "weather", { concurrency: 1, run_timeout_secs: 1 });
+    const first = remote.request("/run", { responses_create_params: { input: [{ role: "user", content: "hold" }] } });
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (svc.received.length > 0) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 10);
+    });
+    const second = remote.request("/run", { responses_create_params: { input: [{ role: "user", content: "answer" }] } });
+    const [held, waited] = await Promise.all([first, second]);
+    expect(held.body.error).toBe("/run exceeded run_timeout_secs=1s (seed + agent/tool loop + verify)");
+    expect(waited.body).toMatchObject({ reward: 1 });
+    expect(waited.body._ng_failure_class).toBeUndefined();
   });
 
   it("holds at most `concurrency` rollouts against the service, and frees the slots of failed ones", async () => {
