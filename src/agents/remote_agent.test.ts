@@ -262,7 +262,9 @@ describe("failures, as NeMo Gym reports them", () => {
     expect(run.text).toContain('"reward":0.0');
     // Not retried, and the row comes back with the failure.
     expect(svc.received).toHaveLength(1);
-    expect(run.body.responses_create_params).toEqual(WEATHER_ROW.responses_create_params);
+    expect(run.body.responses_create_params).toMatchObject(WEATHER_ROW.responses_create_params);
+    // Dumped as NeMo Gym's model dumps the row: unset fields as their defaults.
+    expect(run.body.responses_create_params).toMatchObject({ temperature: null, tool_choice: "auto", parallel_tool_calls: true });
     expect(run.body.response.output[0]).toMatchObject({ type: "message", role: "assistant" });
   });
 

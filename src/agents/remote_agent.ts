@@ -23,7 +23,7 @@ import type { InstanceContext, ServerImplementation } from "../http/implementati
 import { abortOnHangUp, sendJson } from "../http/reply.js";
 import { asHttpApp, createServer, rolloutBodyLimit, sessionCookieName } from "../http/server.js";
 import { Limiter } from "../judge/limiter.js";
-import { asNemoGymResponse } from "../protocol/nemo_gym_models.js";
+import { asNemoGymCreateParams, asNemoGymResponse } from "../protocol/nemo_gym_models.js";
 import { DataRow, ResponsesCreateParams, ServerRef, type ResponseObject } from "../protocol/index.js";
 import { ROLLOUT_FLOATS } from "../protocol/python_json.js";
 import { REMOTE_AGENT_FAILURE_CLASS, RemoteAgentError, RemoteAgentTerminalError, RemoteService, normalizeRemoteUrl } from "./remote_service.js";
@@ -163,10 +163,14 @@ function sanitized(row: Record<string, unknown>): Record<string, unknown> {
   return record;
 }
 
-/** A failed rollout as `/run` answers it: the row, reward 0, an empty response, the class and the reason. */
+/**
+ * A failed rollout as `/run` answers it: the row (its create params dumped as NeMo Gym's model dumps
+ * them), reward 0, an empty response, the class and the reason.
+ */
 function failure(record: Record<string, unknown>, error: string, terminal = false): Record<string, unknown> {
   return {
     ...record,
+    responses_create_params: asNemoGymCreateParams(record.responses_create_params),
     reward: 0.0,
     response: structuredClone(EMPTY_RESPONSE),
     _ng_failure_class: REMOTE_AGENT_FAILURE_CLASS,
