@@ -103,6 +103,8 @@ export class ReportedFailure extends Error {
     readonly failureClass: string,
     message: string,
     readonly reply?: Record<string, unknown>,
+    /** The server says a retry would not help (`_ng_failure_terminal`, e.g. remote_agent's invalid reply). */
+    readonly terminal = false,
   ) {
     super(message);
     this.name = "ReportedFailure";
@@ -118,7 +120,7 @@ export class DeadlineError extends Error {
 
 /** Classifies why an item failed, so failures can be counted, retried or not, and never hidden. */
 export function classifyFailure(error: unknown): Failure {
-  if (error instanceof ReportedFailure) return { failureClass: error.failureClass, terminal: false, message: error.message, reply: error.reply };
+  if (error instanceof ReportedFailure) return { failureClass: error.failureClass, terminal: error.terminal, message: error.message, reply: error.reply };
   if (error instanceof DeadlineError) return { failureClass: "timeout", terminal: false, message: error.message };
   if (error instanceof CallError) {
     if (error.kind === "timeout") return { failureClass: "timeout", terminal: false, message: error.message };
@@ -219,8 +221,10 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
     try {
       const reply = await options.execute(item, controller.signal);
       if (typeof reply._ng_failure_class === "string") {
-        const detail = reply._ng_failure_judge_error ?? reply._ng_failure_error ?? "";
-        throw new ReportedFailure(reply._ng_failure_class, `the environment reported ${reply._ng_failure_class}${detail ? `: ${String(detail)}` : ""}`, reply);
+        // NeMo Gym's remote_agent gives its reason as `error`.
+        const detail = reply._ng_failure_judge_error ?? reply._ng_failure_error ?? (typeof reply.error === "string" ? reply.error : "");
+        const who = reply._ng_failure_class === "judge_failed" ? "the environment" : "the agent";
+        throw new ReportedFailure(reply._ng_failure_class, `${who} reported ${reply._ng_failure_class}${detail ? `: ${String(detail)}` : ""}`, reply, reply._ng_failure_terminal === true);
       }
       if (typeof reply.reward !== "number" || !Number.isFinite(reply.reward)) {
         throw new ReportedFailure("invalid_reply", `the reply has no numeric reward (keys: ${Object.keys(reply).slice(0, 20).join(", ")})`);

@@ -26,7 +26,12 @@ export function checkRefs(instances: readonly InstanceShape[], provenance: Prove
       }
       const sameType = instances.filter((i) => i.type === type).map((i) => i.name);
       const actual = typeOf.get(name);
-      if (actual === undefined) {
+      if (name === "???") {
+        // NeMo Gym's mandatory-value marker (OmegaConf's MISSING): the config leaves the choice to you.
+        problems.add(
+          `${where} is NeMo Gym's placeholder \`???\`, a value the config leaves to you: set it, e.g. \`++${formatPath([...base, ...fieldPath, "name"])}=<instance>\`. Defined ${type} instances: ${listNames(sameType)}.`,
+        );
+      } else if (actual === undefined) {
         if (allowUndefinedModels && type === "responses_api_models") return;
         problems.add(
           `${where} refers to ${type} instance \`${name}\`, which is not defined.${didYouMean(name, sameType)} Defined ${type} instances: ${listNames(sameType)}.`,

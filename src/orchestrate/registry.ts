@@ -98,6 +98,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     tool_simulation_agent: () => import("../agents/tool_simulation_agent.js"),
     non_executing_simple_agent: () => import("../agents/non_executing_simple_agent.js"),
     gymnasium_agent: () => import("../agents/gymnasium_agent.js"),
+    remote_agent: () => import("../agents/remote_agent.js"),
   },
   responses_api_models: {
     openai_model: () => import("../models/openai_model.js"),
