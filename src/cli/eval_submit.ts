@@ -48,9 +48,9 @@ const SUBMIT_ONLY = new Set(["shards", "maxParallel", "dryRun", "dir", "partitio
  */
 const NOT_FORWARDED = new Set(["output", "input", "overwrite"]);
 /** The job may run in another directory than this shell: paths go in absolute. */
-const PATH_OPTIONS = new Set(["config", "modelPath", "nemoGymRoot", "nemoGymPython"]);
+const PATH_OPTIONS = new Set(["config", "modelPath", "nemoGymRoot", "nemoGymPython", "benchmarkCache"]);
 /** What `eval aggregate` needs to start the environments and recompute their own metrics. */
-const CONFIG_OPTIONS = new Set(["config", "resourcesServer", "modelType", "modelUrl", "model", "modelApiKey", "modelPath", "judgeUrl", "judgeModel", "nemoGymRoot", "nemoGymPython", "nemoGymReadyTimeout"]);
+const CONFIG_OPTIONS = new Set(["config", "resourcesServer", "modelType", "modelUrl", "model", "modelApiKey", "modelPath", "judgeUrl", "judgeModel", "nemoGymRoot", "nemoGymPython", "nemoGymReadyTimeout", "benchmark"]);
 
 /** The node binary and the CLI entry this very process runs, so the jobs need no `gym` on PATH. */
 const GYM = [process.execPath, fileURLToPath(new URL("./main.js", import.meta.url))];

@@ -1,13 +1,14 @@
 // The whole pipeline from sources to a validated config:
 //   defaults < config_paths files (nested, later wins) < replaced instances < env.yaml in the working
 //   directory < command-line overrides (Hydra strings, then Gymkit flags)
-//   → `${...}` interpolation → instance validation.
+//   → `_inherit_from`/`_copy`/`_delete_key` → `${...}` interpolation → instance validation.
 // Composition is synchronous; only validation is async, because it loads implementations.
 import { existsSync } from "node:fs";
 import { join, resolve as resolvePath } from "node:path";
 import { interpolatedRoots } from "./check_settings.js";
 import { CONFIG_PATHS_KEY, configPathsOf, labelFor, loadConfigFiles, type BuiltinConfigResolver, type ConfigFile } from "./config_files.js";
 import { ConfigError, ProblemList } from "./errors.js";
+import { applyInheritance } from "./inherit.js";
 import { resolveInterpolations, type Environment } from "./interpolate.js";
 import { readConfigFile } from "./load_yaml.js";
 import { mergeInto } from "./merge.js";
@@ -105,6 +106,8 @@ export function composeConfig(options: ComposeOptions = {}): ComposedConfig {
     mergeInto(merged, rest, envYaml.label, provenance);
   }
   applyOverrides(merged, provenance, cli.filter((o) => !isConfigPaths(o)));
+  // NeMo Gym's `_inherit_from` / `_copy` / `_delete_key`, once every source is in (as NeMo Gym does).
+  applyInheritance(merged, provenance);
   // Keep the list the user gave (not every nested include), as NeMo Gym's config dump does.
   if (roots.length > 0) mergeInto(merged, { [CONFIG_PATHS_KEY]: roots }, rootsFrom, provenance);
 

@@ -41,6 +41,8 @@ export const KNOWN_SETTINGS: Readonly<Record<string, readonly ConfigCommand[]>> 
   prompt_config: RUN,
   split: RUN,
   disable_aggregation: RUN,
+  // The Hugging Face token a run that prepares a gated benchmark (gpqa) uses; `gym eval prepare` reads it too.
+  hf_token: RUN,
   // NeMo Gym Python servers: the Python to run them with (else their venv, under uv_venv_dir when
   // set), the Ray cluster they join (passed through to them), where `gym env start` writes their logs.
   nemo_gym_python: SERVE,
@@ -63,7 +65,6 @@ export const NO_EFFECT_SETTINGS: Readonly<Record<string, string>> = {
   uv_pip_set_python: "Gymkit installs no Python environments",
   skip_venv_if_present: "Gymkit installs no Python environments",
   uv_cache_dir: "Gymkit installs no Python environments",
-  hf_token: "Gymkit downloads no datasets",
   model_endpoint_readiness_timeout_seconds: "use --model-ready-timeout",
   allow_openai_version_skew: "",
   results_dir: "",
@@ -93,9 +94,9 @@ export const UNSUPPORTED_SETTINGS: Readonly<Record<string, string>> = {
   rollout_collection_driver: "Gymkit runs no Python collection drivers",
   skills: "Gymkit does not stamp Agent Skills onto rollouts",
   token_id_capture: "ask the model for token ids with its `return_token_id_information: true`",
-  _inherit_from: "Gymkit does not implement NeMo Gym's config inheritance; write the merged block out",
-  _copy: "Gymkit does not implement NeMo Gym's config copying; write the copied block out",
-  _delete_key: "Gymkit does not implement NeMo Gym's key deletion directive; remove the key, or use `~key` on the command line",
+  _inherit_from: "`_inherit_from` goes inside the block that inherits (e.g. `my_env: {_inherit_from: math_with_judge}`), not at the top level",
+  _copy: "`_copy` goes inside the block that copies (e.g. `my_env: {_copy: math_with_judge}`), not at the top level",
+  _delete_key: "`_delete_key` goes inside the block whose keys it drops, not at the top level",
 };
 
 export type SettingKind =
