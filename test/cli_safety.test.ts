@@ -213,10 +213,10 @@ describe("resume_from_cache is --resume", () => {
 });
 
 describe("--resume must continue the same plan", () => {
-  it("refuses more repeats than planned, saying plan extension is not supported yet", async () => {
+  it("refuses more repeats than planned without --extend, pointing at it", async () => {
     const before = sha256(finished);
     const result = await evalRun("-i", input, "-o", finished, "--resume", "--num-repeats", "3");
-    expectRefused(result, "num_repeats: 1 → 3", "extending a plan is not supported yet");
+    expectRefused(result, "num_repeats: 1 → 3", "Add --extend to grow the finished run");
     expect(sha256(finished)).toBe(before);
   }, SLOW);
 

@@ -118,3 +118,55 @@ describe("gym eval profile", () => {
     expect(profile[1]!.std_reward).toBeCloseTo(Math.SQRT1_2, 12);
   });
 });
+
+describe("NeMo-Skills seeds and growing a finished run", () => {
+  const input = () => join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl");
+  const run = (...args: string[]) => runGym(["eval", "run", "--resources-server", "example_single_tool_call", ...model(), "-i", input(), ...args]);
+  const pairs = (file: string) => readLines(file).map((r) => [r._ng_task_index, r._ng_rollout_index]);
+
+  it("per-seed runs take disjoint rollout indices and merge into one complete run", async () => {
+    const seed0 = join(dir, "rs0.jsonl");
+    const seeds12 = join(dir, "rs12.jsonl");
+    expect((await run("-o", seed0, "--num-repeats", "2", "--random-seeds", "0")).code).toBe(0);
+    // Seeds 1 and 2 in one run, started from --starting-seed as NeMo-Skills counts them.
+    const second = await run("-o", seeds12, "--num-repeats", "2", "--starting-seed", "1", "--num-random-seeds", "2", "--num-repeats-add-seed");
+    expect(second.stderr).toBe("");
+    expect(second.code).toBe(0);
+    expect(new Set(readLines(seeds12).map((r) => r._ng_rollout_index))).toEqual(new Set([2, 3, 4, 5]));
+    for (const row of readLines(seeds12)) expect(row.responses_create_params.seed).toBe(row._ng_rollout_index);
+
+    const merged = join(dir, "seeds_merged.jsonl");
+    const result = await runGym(["eval", "aggregate", "--input-glob", join(dir, "rs*.jsonl"), "-o", merged]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("30/30 rollouts succeeded");
+    expect(pairs(merged)).toEqual([0, 1, 2, 3, 4].flatMap((t) => [0, 1, 2, 3, 4, 5].map((r) => [t, r])));
+  });
+
+  it("--resume --extend adds repeats to a finished run, runs only the new ones and records the growth", async () => {
+    const output = join(dir, "grow.jsonl");
+    expect((await run("-o", output, "--num-repeats", "1")).code).toBe(0);
+    const firstLines = readFileSync(output, "utf8");
+    const calls = engine.requests.length;
+
+    const grown = await run("-o", output, "--num-repeats", "3", "--resume", "--extend");
+    expect(grown.code).toBe(0);
+    expect(grown.stderr).toContain("the plan grew from 5 to 15 rollouts");
+    expect(grown.stdout).toContain("15/15 rollouts succeeded");
+    expect(readFileSync(output, "utf8").startsWith(firstLines)).toBe(true);
+    expect(pairs(output).sort()).toEqual([0, 1, 2, 3, 4].flatMap((t) => [0, 1, 2].map((r) => [t, r])).sort());
+    // example_single_tool_call: two model calls per rollout, only for the 10 new rollouts.
+    expect(engine.requests.length - calls).toBe(20);
+    const fingerprint = JSON.parse(readFileSync(join(dir, "grow_plan_fingerprint.json"), "utf8"));
+    expect(fingerprint.settings.num_repeats).toBe(3);
+    expect(fingerprint.extensions).toHaveLength(1);
+    expect(fingerprint.extensions[0]).toMatchObject({ pairs_before: 5, pairs_after: 15, before: { settings: { num_repeats: 1 } } });
+
+    // A change to requests already made is not growth: refused, the run untouched.
+    const plan = readFileSync(join(dir, "grow_materialized_inputs.jsonl"), "utf8");
+    const changed = await run("-o", output, "--num-repeats", "3", "--resume", "--extend", "--temperature", "0.3");
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain("would be asked differently than the run already asked it");
+    expect(readFileSync(join(dir, "grow_materialized_inputs.jsonl"), "utf8")).toBe(plan);
+  });
+});

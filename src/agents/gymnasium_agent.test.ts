@@ -1,11 +1,14 @@
 // gymnasium_agent over HTTP against a Gymnasium-style environment written with defineEnvironment and
 // a vllm_model in front of the engine double: tool calls answered from a step's info.tool_outputs,
-// step rewards summed, an episode cut at max_steps marked truncated, usage summed over every call.
+// step rewards summed, an episode cut at max_steps marked truncated, usage summed over every call;
+// and an environment that declares an explicit close: `/close` once after the episode, after a failed
+// one too, and a close that fails reported as info.cleanup_warning beside the kept result.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineEnvironment } from "../environment_kit/define.js";
 import { startInstance, type RunningInstance } from "../environment_kit/testing.js";
 import { closeDispatcher } from "../http/client.js";
+import { CookieJar } from "../http/cookies.js";
 import vllmModel from "../models/vllm_model.js";
 import { startFakeEngine, type FakeEngine } from "../../test/doubles/fake_engine.js";
 import gymnasiumAgent from "./gymnasium_agent.js";
@@ -29,6 +32,33 @@ const guessing = defineEnvironment({
   },
 });
 
+// Holds a slot per episode: reset takes one, `close` gives it back. Rows choose how things go wrong.
+const slots = { resets: [] as string[], closes: [] as string[], onClose: (_session: string) => {} };
+const closable = defineEnvironment({
+  id: "slot_game",
+  description: "test game with an explicit close",
+  state: z.object({ failClose: z.boolean(), steps: z.number() }),
+  reset: (metadata, ctx) => {
+    slots.resets.push(ctx.sessionId);
+    ctx.sessions.set(ctx.sessionId, { failClose: metadata.fail_close === true, steps: 0 });
+    // A reply gymnasium_agent cannot read (the observation must be a string), on request.
+    if (metadata.bad_reset === true) return { observation: 42 as unknown as string };
+    return { observation: "Say anything twice.", info: metadata.undeclared === true ? { supports_explicit_close: false } : {} };
+  },
+  // Two steps: 0.5, then 1 and the end.
+  step: (_action, _metadata, ctx) => {
+    const slot = ctx.sessions.get(ctx.sessionId)!;
+    slot.steps++;
+    return slot.steps === 2 ? { reward: 1, terminated: true, info: { done: true } } : { observation: "Again.", reward: 0.5 };
+  },
+  close: (ctx) => {
+    slots.closes.push(ctx.sessionId);
+    slots.onClose(ctx.sessionId);
+    if (ctx.sessions.get(ctx.sessionId)?.failClose) throw new Error("the slot is stuck");
+    return { ok: true };
+  },
+});
+
 let engine: FakeEngine;
 let env: RunningInstance;
 let model: RunningInstance;
@@ -47,6 +77,13 @@ beforeAll(async () => {
   // The policy: guesses 1 first; peeks when the row says so; after a tool output, says the secret.
   engine = await startFakeEngine({
     model: "m",
+    // The engine is slow to answer a conversation that asks it to (time for the caller to hang up).
+    delayMs: (_path, body) => (JSON.stringify(body).includes("hang up on me") ? 3000 : 0),
+    // The engine refuses a conversation that asks it to (a model failure in the middle of an episode).
+    respond: (_path, body) =>
+      JSON.stringify(body).includes("refuse at step two") && JSON.stringify(body).includes("Again.")
+        ? { status: 403, body: { error: { message: "forbidden", type: "permission_error" } } }
+        : undefined,
     policy: (turns) => {
       const tool = turns.findLast((t) => t.role === "tool");
       if (tool) return { text: `It is ${JSON.parse(tool.content).secret}.` };
@@ -105,5 +142,81 @@ describe("gymnasium_agent", () => {
     expect(reply.status).toBe(502);
     expect(reply.body).toMatchObject({ failure_class: "env_error" });
     expect(reply.body.detail).toMatch(/environment "plain" \/reset answered 404/);
+  });
+});
+
+describe("gymnasium_agent with an environment that declares an explicit close", () => {
+  let slotEnv: RunningInstance;
+  let slotAgent: RunningInstance;
+  beforeAll(async () => {
+    slotEnv = await startInstance(closable, { name: "slots" });
+    slotAgent = await startInstance(gymnasiumAgent, {
+      config: { resources_server: { type: "resources_servers", name: "slots" }, model_server: { type: "responses_api_models", name: "policy" }, max_steps: 4 },
+      servers: { slots: slotEnv.url, policy: model.url },
+    });
+    agents.push(slotEnv, slotAgent);
+  });
+
+  /** Plays one row; returns the reply and the sessions reset and closed during it. */
+  async function play(fields: Record<string, unknown>, content = "play") {
+    const [resets, closes] = [slots.resets.length, slots.closes.length];
+    const reply = await slotAgent.request("/run", { ...row(content, 0), ...fields });
+    return { reply, reset: slots.resets.slice(resets), closed: slots.closes.slice(closes) };
+  }
+
+  it("declares it on reset and is closed once, in the episode's own session, after the episode", async () => {
+    const jar = new CookieJar();
+    expect((await slotEnv.request("/reset", row("play", 0), jar)).body.info).toEqual({ supports_explicit_close: true });
+    const { reply, reset, closed } = await play({});
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.body).toMatchObject({ reward: 1.5, terminated: true, info: { done: true } });
+    expect(reply.body.info).not.toHaveProperty("cleanup_warning");
+    expect(reset).toHaveLength(1);
+    expect(closed).toEqual(reset);
+    // An environment whose reset says it does not support it is never closed.
+    const undeclared = await play({ undeclared: true });
+    expect(undeclared.reply.status).toBe(200);
+    expect(undeclared.closed).toEqual([]);
+  });
+
+  it("keeps the result and reports cleanup_warning when the close fails", async () => {
+    const { reply, reset, closed } = await play({ fail_close: true });
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.body).toMatchObject({ reward: 1.5, terminated: true, truncated: false });
+    expect(reply.body.info).toMatchObject({ done: true, cleanup_warning: { operation: "close", error_type: "UpstreamError" } });
+    expect(reply.body.info.cleanup_warning.message).toMatch(/environment "slots" \/close answered 500/);
+    expect(closed).toEqual(reset);
+  });
+
+  it("still closes after a model failure mid-episode and after a malformed reset reply, keeping the original failure", async () => {
+    const failed = await play({}, "refuse at step two");
+    expect(failed.reply.status).toBe(502);
+    expect(failed.reply.body).toMatchObject({ failure_class: "model_error" });
+    expect(failed.reply.body.detail).toMatch(/model server "policy" answered/);
+    expect(failed.reset).toHaveLength(1);
+    expect(failed.closed).toEqual(failed.reset);
+
+    const malformed = await play({ bad_reset: true });
+    expect(malformed.reply.status).toBe(502);
+    expect(malformed.reply.body).toMatchObject({ failure_class: "env_error" });
+    expect(malformed.reply.body.detail).toMatch(/environment "slots" \/reset answered observation/);
+    expect(malformed.closed).toEqual(malformed.reset);
+  });
+
+  it("still closes when the caller hangs up mid-episode", async () => {
+    const resets = slots.resets.length;
+    const closed = new Promise<string>((resolve) => (slots.onClose = resolve));
+    const caller = new AbortController();
+    const run = fetch(`${slotAgent.url}/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(row("hang up on me", 0)),
+      signal: caller.signal,
+    }).catch((error: unknown) => error);
+    // Hang up while the model is thinking, once the episode has a slot.
+    while (engine.requests.filter((r) => JSON.stringify(r.body).includes("hang up on me")).length === 0) await new Promise((r) => setTimeout(r, 20));
+    caller.abort();
+    expect(await run).toBeInstanceOf(Error);
+    expect(await closed).toBe(slots.resets[resets]);
   });
 });

@@ -5,6 +5,8 @@
 // function_call_output items, until a step ends the episode (terminated) or cuts it (truncated; also
 // set when max_steps runs out). The reward is the sum of the step rewards; the rollout's response is
 // the last model response carrying the whole episode's output and the usage of every model call.
+// An environment whose reset info says `supports_explicit_close: true` gets `/close` once after the
+// episode, succeeded or failed; a failed close is reported as `info.cleanup_warning`.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { InstanceContext, ServerImplementation } from "../http/implementation.js";
@@ -35,6 +37,7 @@ const StepReply = z.looseObject({
 const ToolOutputs = z.array(z.looseObject({ call_id: z.string(), output: z.string() }));
 
 type Item = Record<string, unknown>;
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const userMessage = (content: string): Item => ({ role: "user", content, type: "message" });
 
 /** The environment answered something that is not its protocol: the rollout fails as the environment's. */
@@ -56,14 +59,20 @@ export interface EpisodeResult {
 
 async function playEpisode(row: Record<string, unknown>, config: GymnasiumAgentConfig, { environment, model }: AgentUpstreams): Promise<EpisodeResult> {
   const who = config.resources_server.name;
-  const reset = envReply(ResetReply, await environment.post("/reset", row), who, "/reset");
-  const resetInfo = reset.info ?? {};
-  const explicitClose = resetInfo.supports_explicit_close === true;
+  const body = await environment.post("/reset", row);
+  // Read before the reply is validated: a reset that succeeded holds the environment's slot even when
+  // the rest of its reply is malformed, and that slot must be released too (as NeMo Gym's agent does).
+  const declared = isRecord(body) && isRecord(body.info) ? body.info.supports_explicit_close : undefined;
+  const explicitClose = declared === true;
+  // Closed even when the caller hung up or the deadline cut the rollout (NeMo Gym closes on cancellation too).
+  const close = () => environment.detached().post("/close", {});
   try {
+    const reset = envReply(ResetReply, body, who, "/reset");
+    const resetInfo = reset.info ?? {};
     const episode = await stepThrough(row, reset.observation, resetInfo, config, { environment, model });
     if (explicitClose) {
       try {
-        await environment.post("/close", {});
+        await close();
       } catch (error) {
         // The episode is scored; a failed clean-up is reported beside it, not instead of it.
         episode.info = { ...episode.info, cleanup_warning: { operation: "close", error_type: (error as Error).name, message: (error as Error).message } };
@@ -72,7 +81,7 @@ async function playEpisode(row: Record<string, unknown>, config: GymnasiumAgentC
     return episode;
   } catch (error) {
     // Release the environment's slot, keeping the original failure.
-    if (explicitClose) await environment.post("/close", {}).catch(() => undefined);
+    if (explicitClose) await close().catch(() => undefined);
     throw error;
   }
 }

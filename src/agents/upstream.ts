@@ -99,6 +99,14 @@ export class EnvironmentClient {
     return text;
   }
 
+  /**
+   * The same environment and session, but calls are not aborted when the rollout's caller goes away
+   * (the deadline still holds): for releasing what the rollout holds after it was cancelled.
+   */
+  detached(): EnvironmentClient {
+    return new EnvironmentClient({ ...this.options, signal: undefined });
+  }
+
   /** Any other route of the environment whose non-2xx ends the rollout (a Gymnasium `/reset`, `/step`): its JSON body. */
   async post(path: string, body: unknown): Promise<unknown> {
     const text = await this.required(path, body);

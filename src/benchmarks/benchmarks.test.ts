@@ -1,5 +1,5 @@
-// The benchmark definitions and their preparation, in process: NeMo Gym's config directives
-// (`_inherit_from`, `_copy`, `_delete_key`), every shipped definition resolving to real instances,
+// The benchmark definitions and their preparation, in process: every shipped definition resolving
+// (through NeMo Gym's `_inherit_from`) to real instances,
 // each prepare.py mapping restated (expected values computed with NeMo Gym's Python code), and the
 // sources — a Hugging Face-shaped server on 127.0.0.1 (rows API paged, a gated dataset, raw files),
 // a mirror URL, a local file — with their errors.
@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { composeConfig, ConfigError, resolveConfig } from "../config/index.js";
+import { resolveConfig } from "../config/index.js";
 import { benchmarkBuiltinPath } from "../config/builtin_configs.js";
 import { builtinIds, loadImplementation, modelConfigPath } from "../orchestrate/registry.js";
 import { BenchmarkError, benchmarkConfigPath, benchmarkNames, benchmarkOfDataset, loadPrepareSpec } from "./definitions.js";
@@ -18,41 +18,6 @@ import { agentDatasets } from "./run_input.js";
 import { decodeTestCases, namedTransform } from "./transforms.js";
 
 const SHIPPED = ["aime24", "aime25", "gpqa", "gsm8k", "hendrycks_math", "hmmt_feb25", "ifbench", "ifeval", "livecodebench/v5_2408_2502", "livecodebench/v6_2408_2505"];
-
-describe("NeMo Gym's config directives", () => {
-  const compose = (yaml: string) => {
-    const dir = mkdtempSync(join(tmpdir(), "gym-inherit-"));
-    writeFileSync(join(dir, "c.yaml"), yaml);
-    return composeConfig({ configPaths: ["c.yaml"], cwd: dir, envYaml: false, env: {} }).config;
-  };
-
-  it("_inherit_from copies the source under the new name, merges the block on top and removes the source", () => {
-    const config = compose(
-      [
-        "base: {resources_servers: {math: {a: 1, b: {c: 2, d: 3}, keep: x}}}",
-        "mine:",
-        "  _inherit_from: base",
-        "  resources_servers: {math: {b: {c: 20}}}",
-        "copied: {_copy: other, _delete_key: stays}",
-        "scalar: ${inherit_from:other.value}",
-        "other: {value: 7, stays: true}",
-        "",
-      ].join("\n"),
-    );
-    expect(config.base).toBeUndefined();
-    expect(config.mine).toEqual({ resources_servers: { math: { a: 1, b: { c: 20, d: 3 }, keep: "x" } } });
-    // _copy keeps its source; it reads the config as it was before `scalar` took `other.value` out.
-    expect(config.copied).toEqual({ value: 7 });
-    expect(config.scalar).toBe(7);
-    expect(config.other).toEqual({ stays: true });
-  });
-
-  it("a reference to a path that does not exist is an error naming the block and the path", () => {
-    expect(() => compose("mine: {_inherit_from: math_with_judg}\nmath_with_judge: {x: 1}\n")).toThrow(ConfigError);
-    expect(() => compose("mine: {_inherit_from: math_with_judg}\nmath_with_judge: {x: 1}\n")).toThrow(/`mine` \(set in c\.yaml\): `_inherit_from: math_with_judg` names a config path that does not exist; top-level blocks: mine, math_with_judge/);
-    expect(() => compose("mine: {_delete_key: nope, x: 1}\n")).toThrow(/`_delete_key` names key\(s\) it does not have: nope/);
-  });
-});
 
 describe("the shipped definitions", () => {
   it("are the benchmarks the built-in environments serve", () => {

@@ -38,7 +38,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const impliedSplit = options.benchmark !== undefined && [options.split, settings.split, options.input, settings.input_jsonl_fpath].every((v) => v === undefined);
   const run = await parseRunOptions(impliedSplit ? { ...options, split: "benchmark" } : options, settings);
   const { split, input, output, prompt } = run;
-  const { shard, resume, overwrite } = await parseShardAndResume(options, settings);
+  const { shard, resume, extend, overwrite } = await parseShardAndResume(options, settings);
   const defaultAgent = options.agent ?? (settings.agent_name as string | undefined) ?? resolved.onlyAgentOfResourcesServer;
 
   let retries: RunRetries | undefined;
@@ -66,9 +66,11 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
     defaultAgent,
     paramOverrides: run.paramOverrides,
     addSeed: run.addSeed,
+    seeds: run.seeds,
     shard,
     prompt,
     resume,
+    extend,
     overwrite,
   };
   const checkedFiles = collectRunFiles(fileOptions);

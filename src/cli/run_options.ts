@@ -28,8 +28,12 @@ export interface RunFlags {
   rolloutTimeout?: string;
   heartbeat?: string;
   resume?: boolean;
+  extend?: boolean;
   overwrite?: boolean;
   shard?: string;
+  startingSeed?: string;
+  numRandomSeeds?: string;
+  randomSeeds?: string;
   promptConfig?: string;
   split?: string;
   disableAggregation?: boolean;
@@ -44,7 +48,7 @@ export interface RunFlags {
 }
 
 /** Flags each array task of `eval submit` sets itself (`--shard i/N`, `--resume`), so submit does not take them. */
-const PER_SHARD_FLAGS = new Set(["--shard", "--resume"]);
+const PER_SHARD_FLAGS = new Set(["--shard", "--resume", "--extend"]);
 
 /** Declares the run options on `command`; `perShard: false` leaves out the ones each array task sets. */
 export function addRunOptions(command: Command, { perShard }: { perShard: boolean }): Command {
@@ -70,7 +74,11 @@ export function addRunOptions(command: Command, { perShard }: { perShard: boolea
       "when no rollout has finished for this many seconds, print what is in flight: how many, and the oldest (task, rollout, agent, age) (config key: heartbeat; default 60; 0: never)",
     ),
     new Option("--resume", "continue a run: keep its results, repair a torn last line, run only what is missing (config key: resume_from_cache)"),
+    new Option("--extend", "with --resume: grow the run to the current settings — more repeats, more seeds, more rows — running only the new rollouts; refused if any request already made would change (recorded in the plan fingerprint)"),
     new Option("--overwrite", "replace the results of an earlier run with this output (without it, gym refuses to)"),
+    new Option("--num-random-seeds <n>", "NeMo-Skills' seeds: run N full sets of the repeats, seeds --starting-seed … +N−1; seed s takes rollout indices s·R … s·R+R−1 of each task, so per-seed runs merge (config key: num_random_seeds)"),
+    new Option("--starting-seed <n>", "first seed of --num-random-seeds (default 0); alone, runs that one seed (config key: starting_seed)"),
+    new Option("--random-seeds <list>", "explicit seeds, e.g. 0,2,5 (config key: random_seeds)"),
     new Option("--shard <i/n>", "run only the tasks of shard I of N (task index mod N); merge with `gym eval aggregate`"),
     new Option(
       "--prompt-config <path>",
@@ -222,6 +230,8 @@ export interface RunOptions {
   heartbeatS: number;
   modelReadyTimeoutS: number;
   addSeed: boolean;
+  /** NeMo-Skills random seeds; undefined = one set of repeats (seed 0). */
+  seeds?: number[];
   /** Sampling parameters set on every row: the config's responses_create_params, then the flags. */
   paramOverrides: Record<string, unknown>;
 }
@@ -252,6 +262,7 @@ export async function parseRunOptions(flags: Partial<RunFlags>, settings: Record
   const heartbeatS = nonNegativeNumber("--heartbeat", flags.heartbeat ?? settings.heartbeat) ?? DEFAULT_HEARTBEAT_S;
   const modelReadyTimeoutS = nonNegativeNumber("--model-ready-timeout", flags.modelReadyTimeout) ?? 30;
   const addSeed = Boolean(flags.numRepeatsAddSeed ?? settings.num_repeats_add_seed);
+  const seeds = parseSeeds(flags, settings);
 
   const paramOverrides: Record<string, unknown> = { ...((settings.responses_create_params as Record<string, unknown> | undefined) ?? {}) };
   const temperature = nonNegativeNumber("--temperature", flags.temperature);
@@ -277,13 +288,42 @@ export async function parseRunOptions(flags: Partial<RunFlags>, settings: Record
     heartbeatS,
     modelReadyTimeoutS,
     addSeed,
+    seeds,
     paramOverrides,
   };
 }
 
+/** `--random-seeds 0,2,5`, or `--num-random-seeds N` from `--starting-seed S` (NeMo-Skills' pipeline flags). */
+export function parseSeeds(flags: Pick<RunFlags, "startingSeed" | "numRandomSeeds" | "randomSeeds">, settings: Record<string, unknown>): number[] | undefined {
+  const list = flags.randomSeeds ?? settings.random_seeds;
+  const count = positiveInt("--num-random-seeds", flags.numRandomSeeds ?? settings.num_random_seeds);
+  const startText = flags.startingSeed ?? settings.starting_seed;
+  const start = startText === undefined || startText === null || startText === "" ? undefined : seedNumber("--starting-seed", startText);
+  if (list !== undefined && list !== null && list !== "") {
+    if (count !== undefined || start !== undefined) throw new UsageError("--random-seeds names the seeds itself: give it, or --num-random-seeds / --starting-seed, not both");
+    const items = Array.isArray(list) ? list : String(list).split(",").map((s) => s.trim()).filter((s) => s !== "");
+    const seeds = items.map((item) => seedNumber("--random-seeds", item));
+    if (seeds.length === 0) throw new UsageError(`--random-seeds must list at least one seed, e.g. 0,2,5; got ${JSON.stringify(list)}`);
+    const repeated = seeds.filter((seed, i) => seeds.indexOf(seed) !== i);
+    if (repeated.length > 0) throw new UsageError(`--random-seeds lists seed ${repeated[0]} twice: each seed is one set of rollouts`);
+    return seeds;
+  }
+  if (count === undefined && start === undefined) return undefined;
+  return Array.from({ length: count ?? 1 }, (_, i) => (start ?? 0) + i);
+}
+
+function seedNumber(name: string, value: unknown): number {
+  const n = typeof value === "number" ? value : Number(value);
+  if (!Number.isInteger(n) || n < 0 || String(value).trim() === "") throw new UsageError(`${name}: a seed is a whole number ≥ 0, got ${JSON.stringify(value)}`);
+  return n;
+}
+
 /** The options only `eval run` itself reads: `eval submit` sets them per array task (shard, resume) or checks its own merged output (overwrite). */
-export async function parseShardAndResume(flags: Pick<RunFlags, "shard" | "resume" | "overwrite">, settings: Record<string, unknown>): Promise<{ shard?: Shard; resume: boolean; overwrite: boolean }> {
+export async function parseShardAndResume(flags: Pick<RunFlags, "shard" | "resume" | "extend" | "overwrite">, settings: Record<string, unknown>): Promise<{ shard?: Shard; resume: boolean; extend: boolean; overwrite: boolean }> {
   const { parseShard } = await import("../collect/plan.js");
   const shard = parseShard(flags.shard ?? (settings.shard as string | undefined));
-  return { shard, ...resumeAndOverwrite(flags, settings) };
+  const { resume, overwrite } = resumeAndOverwrite(flags, settings);
+  const extend = flags.extend ?? false;
+  if (extend && !resume) throw new UsageError("--extend grows a run that exists: use it with --resume (and the same --output)");
+  return { shard, resume, extend, overwrite };
 }

@@ -5,6 +5,7 @@ import { call, CallError, joinUrl, truncate, type RetryPolicy } from "../http/cl
 import { accountFor, type Accounting } from "./accounting.js";
 import { runScheduler, type Execute, type FailureLimit, type Progress, type Stall, type WorkItem } from "./scheduler.js";
 import { ensureParentFolder } from "../config/file_errors.js";
+import { extendPlan } from "./extend.js";
 import { fingerprintOf, writeFingerprint, type PlanFingerprint } from "./fingerprint.js";
 import { readLedger, repairTornLine, type Ledger } from "./ledger.js";
 import { scanLines } from "./line_scan.js";
@@ -37,6 +38,8 @@ export interface CollectOptions {
   defaultAgent?: string;
   paramOverrides?: Record<string, unknown>;
   addSeed?: boolean;
+  /** NeMo-Skills random seeds (see plan.ts): undefined = one set of repeats, as seed 0. */
+  seeds?: readonly number[];
   shard?: Shard;
   /** Builds each row's input from a prompt template (`prompt_config`). */
   prompt?: PromptConfig;
@@ -49,6 +52,8 @@ export interface CollectOptions {
   /** Attempts per pair across resumes before a failure is final. */
   maxAttempts?: number;
   resume?: boolean;
+  /** With `resume`: grow the plan to these settings (more repeats, seeds or rows; never a changed request). */
+  extend?: boolean;
   /** Replace the results of an earlier run with this output (without it, they are never removed). */
   overwrite?: boolean;
   /**
@@ -125,6 +130,8 @@ export interface PlannedRunOptions {
   maxFailures?: FailureLimit;
   maxAttempts?: number;
   resume?: boolean;
+  /** With `resume`: grow the plan to the current settings (only adding pairs; see extend.ts). */
+  extend?: boolean;
   overwrite?: boolean;
   preflighted?: boolean;
   shardLabel?: string;
@@ -138,7 +145,7 @@ export interface PlannedRunOptions {
 export async function runPlanned(options: PlannedRunOptions): Promise<CollectSummary> {
   const started = Date.now();
   const paths = siblingPaths(options.outputPath);
-  const files: RunFiles = { inputs: options.inputs, outputPath: options.outputPath, resume: options.resume, overwrite: options.overwrite, fingerprint: options.fingerprint };
+  const files: RunFiles = { inputs: options.inputs, outputPath: options.outputPath, resume: options.resume, extend: options.extend, overwrite: options.overwrite, fingerprint: options.fingerprint };
   if (!options.preflighted) checkRunFiles(files, options.onNotice);
   ensureParentFolder(paths.output);
   const maxAttempts = options.maxAttempts ?? 3;
@@ -153,6 +160,9 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
       options.onNotice?.(`no plan at ${paths.materialized}; planning from the input and keeping the results already in ${paths.output}`);
       await options.writePlan(paths.materialized);
       writeFingerprint(paths.fingerprint, options.fingerprint());
+    } else if (options.extend) {
+      const grown = await extendPlan({ planPath: paths.materialized, fingerprintPath: paths.fingerprint, requested: options.fingerprint(), writePlan: options.writePlan });
+      options.onNotice?.(`--extend: the plan grew from ${grown.before} to ${grown.after} rollouts`);
     }
     for (const file of [paths.output, paths.failures]) {
       const cut = repairTornLine(file);
@@ -214,13 +224,14 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
 }
 
 /** The input, output and plan-deciding settings of `collect`, for checking them before servers start. */
-export type CollectFileOptions = Pick<CollectOptions, "inputPath" | "outputPath" | "limit" | "repeats" | "defaultAgent" | "paramOverrides" | "addSeed" | "shard" | "prompt" | "resume" | "overwrite">;
+export type CollectFileOptions = Pick<CollectOptions, "inputPath" | "outputPath" | "limit" | "repeats" | "defaultAgent" | "paramOverrides" | "addSeed" | "seeds" | "shard" | "prompt" | "resume" | "extend" | "overwrite">;
 
 export function collectRunFiles(options: CollectFileOptions): RunFiles {
   return {
     inputs: [{ path: options.inputPath, role: "the input file" }],
     outputPath: options.outputPath,
     resume: options.resume,
+    extend: options.extend,
     overwrite: options.overwrite,
     fingerprint: once(() =>
       fingerprintOf("eval run", options.inputPath, {
@@ -228,6 +239,7 @@ export function collectRunFiles(options: CollectFileOptions): RunFiles {
         num_repeats: options.repeats,
         shard: options.shard ? `${options.shard.index}/${options.shard.count}` : undefined,
         num_repeats_add_seed: options.addSeed || undefined,
+        seeds: options.seeds ? [...options.seeds] : undefined,
         responses_create_params: options.paramOverrides,
         agent_name: options.defaultAgent,
         // The templates, not the file: a prompt moved elsewhere plans the same rows.
@@ -254,6 +266,7 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
         limit: options.limit,
         paramOverrides: options.paramOverrides,
         addSeed: options.addSeed,
+        seeds: options.seeds,
         shard: options.shard,
         prompt: options.prompt,
       });

@@ -94,6 +94,12 @@ export interface PlanOptions {
   shard?: Shard;
   /** Builds each row's `responses_create_params.input` from its fields (`prompt_config`). */
   prompt?: PromptConfig;
+  /**
+   * NeMo-Skills' random seeds: each seed is one more full set of repeats, and seed `s` owns rollout
+   * indices `s·W … s·W + W − 1` of a task with `W` rollouts per set. Runs of different seeds therefore
+   * never share a (task, rollout) pair and merge into one file; with `addSeed` the sampling seeds differ too.
+   */
+  seeds?: readonly number[];
 }
 
 export interface Plan {
@@ -136,31 +142,54 @@ async function scanAgents(options: PlanOptions): Promise<Set<string>> {
 export async function writePlan(options: PlanOptions): Promise<Plan> {
   const agents = await scanAgents(options);
   const { repeatsOf, warnings } = resolveRepeats(options.repeats, agents);
-  const materializer = new Materializer({
+  const materializerOptions = {
     file: options.inputPath,
     numRepeats: repeatsOf,
     defaultAgent: options.defaultAgent,
     knownAgents: options.knownAgents,
     paramOverrides: options.paramOverrides,
-  });
+  };
+  const seeds = options.seeds ?? [0];
+  const widths = seeds.some((seed) => seed !== 0) ? await taskWidths(options, materializerOptions) : undefined;
   let total = 0;
   let rows = 0;
   const tasks = new Set<number>();
   await writeAtomically(options.planPath, async (write) => {
-    for await (const line of inputLines(options)) {
-      if (options.limit !== undefined && rows >= options.limit) break;
-      rows++;
-      for (const row of materializer.expand(line)) {
-        tasks.add(row._ng_task_index);
-        if (options.shard && row._ng_task_index % options.shard.count !== options.shard.index) continue;
-        if (options.addSeed) row.responses_create_params = { ...(row.responses_create_params as object), seed: row._ng_rollout_index };
-        write(resultLine(row._ng_task_index, row._ng_rollout_index, row));
-        total++;
+    // Seed-major order, as NeMo-Skills runs its seeds one after another.
+    for (const seed of seeds) {
+      const materializer = new Materializer(materializerOptions);
+      rows = 0;
+      for await (const line of inputLines(options)) {
+        if (options.limit !== undefined && rows >= options.limit) break;
+        rows++;
+        for (const row of materializer.expand(line)) {
+          const task = row._ng_task_index;
+          tasks.add(task);
+          if (options.shard && task % options.shard.count !== options.shard.index) continue;
+          if (seed !== 0) row._ng_rollout_index += seed * widths!.get(task)!;
+          if (options.addSeed) row.responses_create_params = { ...(row.responses_create_params as object), seed: row._ng_rollout_index };
+          write(resultLine(task, row._ng_rollout_index, row));
+          total++;
+        }
       }
     }
     if (total === 0) throw new PlanError(emptyPlanMessage(options, rows, tasks.size));
   });
   return { path: options.planPath, total, agents, warnings };
+}
+
+/** Rollouts per seed of every task: known only after every line is read, as identical lines share a task. */
+async function taskWidths(options: PlanOptions, materializerOptions: ConstructorParameters<typeof Materializer>[0]): Promise<Map<number, number>> {
+  const materializer = new Materializer(materializerOptions);
+  const widths = new Map<number, number>();
+  let rows = 0;
+  for await (const line of inputLines(options)) {
+    if (options.limit !== undefined && rows >= options.limit) break;
+    rows++;
+    const started = materializer.start(line);
+    widths.set(started.task, Math.max(widths.get(started.task) ?? 0, started.firstRollout + started.repeats));
+  }
+  return widths;
 }
 
 /** Why a plan came out empty, in the user's terms: an empty file, a --limit, or a shard with no task. */

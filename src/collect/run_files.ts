@@ -2,6 +2,7 @@
 // readable, every output writable and none of them an input, no earlier result replaced without
 // `--overwrite`, and a `--resume` only of a run planned from the same input and settings.
 import { checkReadableFile, checkWritableFile, FileError } from "../config/file_errors.js";
+import { checkExtensible } from "./extend.js";
 import { differences, isRepeatsExtension, readFingerprint, type PlanFingerprint } from "./fingerprint.js";
 import { refuseFinishedResults, refuseOutputsOverInputs, type NamedFile } from "./output_guard.js";
 import { siblingPaths } from "./paths.js";
@@ -11,6 +12,8 @@ export interface RunFiles {
   outputPath: string;
   resume?: boolean;
   overwrite?: boolean;
+  /** `--extend`: the resumed run's plan may grow (checked against the old plan when it is made). */
+  extend?: boolean;
   /** Computed on demand: hashing the input is only needed to resume or to plan. */
   fingerprint: () => PlanFingerprint;
 }
@@ -54,10 +57,15 @@ function checkResumable(files: RunFiles, onNotice?: (message: string) => void): 
   }
   const requested = files.fingerprint();
   const changed = differences(planned, requested);
+  if (files.extend) {
+    checkExtensible(planned, requested, files.outputPath);
+    if (changed.length > 0) onNotice?.(`--extend: growing the plan of ${files.outputPath} (${changed.join("; ")})`);
+    return;
+  }
   if (changed.length === 0) return;
   if (isRepeatsExtension(planned, requested)) {
     throw new FileError(
-      `--resume ${files.outputPath}: more repeats than the run planned (${changed[0]}); extending a plan is not supported yet. Resume with the planned num_repeats, or collect the extra repeats into another --output`,
+      `--resume ${files.outputPath}: more repeats than the run planned (${changed[0]}). Add --extend to grow the finished run by the new repeats (recorded in its plan fingerprint), or collect them into another --output`,
     );
   }
   throw new FileError(

@@ -28,6 +28,10 @@ export const KNOWN_SETTINGS: Readonly<Record<string, readonly ConfigCommand[]>> 
   concurrency: RUN,
   num_repeats: RUN,
   num_repeats_add_seed: RUN,
+  // NeMo-Skills' pipeline names for seeds (`ns nemo_gym_rollouts --num_random_seeds …`).
+  num_random_seeds: RUN,
+  starting_seed: RUN,
+  random_seeds: RUN,
   limit: RUN,
   max_failures: RUN,
   max_attempts: RUN,
@@ -94,9 +98,6 @@ export const UNSUPPORTED_SETTINGS: Readonly<Record<string, string>> = {
   rollout_collection_driver: "Gymkit runs no Python collection drivers",
   skills: "Gymkit does not stamp Agent Skills onto rollouts",
   token_id_capture: "ask the model for token ids with its `return_token_id_information: true`",
-  _inherit_from: "`_inherit_from` goes inside the block that inherits (e.g. `my_env: {_inherit_from: math_with_judge}`), not at the top level",
-  _copy: "`_copy` goes inside the block that copies (e.g. `my_env: {_copy: math_with_judge}`), not at the top level",
-  _delete_key: "`_delete_key` goes inside the block whose keys it drops, not at the top level",
 };
 
 export type SettingKind =

@@ -252,6 +252,8 @@ describe("defineEnvironment options", () => {
     expect(() =>
       defineEnvironment({ id: "x", description: "", verify: () => ({ reward: 0 }), tools: { "a/b": { description: "", args, handler: () => 1 } } }),
     ).toThrow(/must match/);
+    // `close` releases a Gymnasium-style episode; a verify-only environment has none to release.
+    expect(() => defineEnvironment({ id: "x", description: "", verify: () => ({ reward: 0 }), close: () => ({}) })).toThrow(/`close` belongs to a Gymnasium-style environment/);
     expect(echo.configSchema.safeParse({ bonus: 1, typo: 2 }).success).toBe(false);
     expect(defineEnvironment({ id: "x", description: "", verify: () => ({ reward: 0 }) }).configSchema.safeParse({ a: 1 }).success).toBe(false);
   });

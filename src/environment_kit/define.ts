@@ -30,6 +30,7 @@ export function defineEnvironment<
     throw new Error(`environment ${definition.id}: a Gymnasium-style environment (with \`step\`) answers tool calls from \`step\` (info.tool_outputs); it has no \`tools\`, \`toolFallback\` or \`seedSession\``);
   }
   if (definition.reset && !definition.step) throw new Error(`environment ${definition.id}: \`reset\` belongs to a Gymnasium-style environment; give \`step\` too`);
+  if (definition.close && !definition.step) throw new Error(`environment ${definition.id}: \`close\` belongs to a Gymnasium-style environment; give \`step\` too`);
   if (definition.sessionCapacity !== undefined && !(Number.isInteger(definition.sessionCapacity) && definition.sessionCapacity >= 1)) {
     throw new Error(`environment ${definition.id}: sessionCapacity must be a whole number ≥ 1, not ${definition.sessionCapacity}`);
   }

@@ -136,8 +136,8 @@ const StepBody = z.looseObject({ responses_create_params: ResponsesCreateParams,
 /**
  * NeMo Gym's GymnasiumServer routes (07d6b0d resources_servers/gymnasium/base.py): `/reset` and `/step`
  * take the row (its fields besides `responses_create_params` and `response` are the metadata the
- * environment reads); an episode's session state is dropped when a step ends it. `/verify` is refused
- * with the reason, as NeMo Gym's raises.
+ * environment reads); an episode's session state is dropped when a step ends it, or on `/close` for an
+ * environment that defines `close`. `/verify` is refused with the reason, as NeMo Gym's raises.
  */
 function mountGymnasiumRoutes<C, S, R>(
   app: FastifyInstance,
@@ -149,7 +149,10 @@ function mountGymnasiumRoutes<C, S, R>(
   app.post("/reset", carriesRollouts, async (request, reply) => {
     const { responses_create_params: _params, ...metadata } = parseOr422(ResetBody, request.body) as Record<string, unknown>;
     const result = (await definition.reset?.(metadata, contextOf(request))) ?? {};
-    return sendJson(reply, { observation: result.observation ?? null, info: result.info ?? {} });
+    const info = result.info ?? {};
+    // An environment with `close` tells the agent so, as NeMo Gym's environments with a /close route do.
+    const declared = definition.close && !("supports_explicit_close" in info) ? { ...info, supports_explicit_close: true } : info;
+    return sendJson(reply, { observation: result.observation ?? null, info: declared });
   });
 
   app.post("/step", carriesRollouts, async (request, reply) => {
@@ -161,10 +164,20 @@ function mountGymnasiumRoutes<C, S, R>(
     if (typeof reward !== "number" || !Number.isFinite(reward)) throw new Error(`${definition.id}.step returned reward ${String(reward)}; it must be a finite number`);
     const terminated = result.terminated === true;
     const truncated = result.truncated === true;
-    // The episode is over: its state goes (NeMo Gym's close_session).
-    if (terminated || truncated) sessions.delete(ctx.sessionId);
+    // The episode is over: its state goes (NeMo Gym's close_session) — at `/close` instead for an
+    // environment that defines `close`, which may need it.
+    if ((terminated || truncated) && !definition.close) sessions.delete(ctx.sessionId);
     return sendJson(reply, { observation: result.observation ?? null, reward, terminated, truncated, info: result.info ?? {} }, STEP_FLOATS);
   });
+
+  if (definition.close) {
+    app.post("/close", async (request, reply) => {
+      const ctx = contextOf(request);
+      const result = await definition.close!(ctx);
+      sessions.delete(ctx.sessionId);
+      return sendJson(reply, result ?? {});
+    });
+  }
 
   app.post("/verify", async () => {
     throw new HttpError(400, `${definition.id} is a Gymnasium-style environment: it is scored step by step on /step, not by /verify; run it with gymnasium_agent`);

@@ -134,11 +134,22 @@ export interface EnvironmentDefinition<
    * Gymnasium-style environments (NeMo Gym's GymnasiumServer, played by gymnasium_agent): `reset`
    * starts an episode from the row's fields (the row minus `responses_create_params`), `step` takes
    * each model response and returns observation, reward, terminated, truncated and info. The episode's
-   * state lives in `ctx.sessions` and is dropped once the episode ends. Such an environment has no
-   * `/verify`, `/seed_session` or tool routes: the agent sums the step rewards.
+   * state lives in `ctx.sessions` and is dropped once the episode ends (at `/close` instead for an
+   * environment with `close`). Such an environment has no `/verify`, `/seed_session` or tool routes:
+   * the agent sums the step rewards.
    */
   reset?(metadata: Record<string, unknown>, ctx: EnvironmentContext<C, S, R>): ResetResult | undefined | Promise<ResetResult | undefined>;
   step?(action: ResponseObject, metadata: Record<string, unknown>, ctx: EnvironmentContext<C, S, R>): StepResult | Promise<StepResult>;
+  /**
+   * Optional explicit release of an episode (a Gymnasium-style environment holding a slot, a process,
+   * a simulator). Given it, the environment serves `POST /close` and `reset` answers
+   * `info.supports_explicit_close: true` (unless `reset` set that key itself), so gymnasium_agent
+   * calls `/close` once after the episode — whether it ended well or failed — as NeMo Gym's agent does
+   * for environments that declare it. The session's state then lives until `/close` (not dropped when
+   * a step ends the episode) and is dropped after `close` runs; returns the reply body (default `{}`). A throw is the close failing: the agent keeps the episode's result and
+   * reports `info.cleanup_warning`.
+   */
+  close?(ctx: EnvironmentContext<C, S, R>): unknown;
   /** `GET /reverify_mode`: "stateless" when `/verify` needs no session (it can be re-run later). */
   reverifyMode?: "stateless" | "unknown";
   /**
