@@ -6,6 +6,7 @@ import { checkRunFiles } from "../collect/run_files.js";
 import { formatPairs } from "../collect/accounting.js";
 import type { FailureLimit } from "../collect/scheduler.js";
 import { collateRunInput } from "../benchmarks/run_input.js";
+import { datasetRepeats } from "../collect/split_input.js";
 import { benchmarkCacheDir } from "../benchmarks/prepare.js";
 import { closeDispatcher } from "../http/client.js";
 import { totalRetries, type RetryStats } from "../http/retry_stats.js";
@@ -46,15 +47,19 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const printer = new ProgressPrinter({ quiet: options.quiet, retries: () => retries?.current() });
   const notice = (message: string) => printer.notice(message);
 
+  const agents = resolved.instances
+    .filter((i) => i.type === "responses_api_agents")
+    .map((i) => ({ agent: i.name, datasets: ((resolved.config[i.name] as Record<string, Record<string, Record<string, unknown>>> | undefined)?.responses_api_agents?.[i.implementation])?.datasets }));
+  // The datasets' num_repeats (NeMo Gym's benchmark configs set it) unless the run names its own; also
+  // for a --benchmark run given its collated input (as `eval submit`'s array tasks are).
+  const repeatsGiven = options.numRepeats !== undefined || settings.num_repeats !== undefined;
   if (split) {
-    const agents = resolved.instances
-      .filter((i) => i.type === "responses_api_agents")
-      .map((i) => ({ agent: i.name, datasets: ((resolved.config[i.name] as Record<string, Record<string, Record<string, unknown>>> | undefined)?.responses_api_agents?.[i.implementation])?.datasets }));
     const hfToken = typeof settings.hf_token === "string" ? settings.hf_token : undefined;
     const collated = await collateRunInput(agents, split, resolvePath(input), { cacheDir: benchmarkCacheDir(options.benchmarkCache), cwd: process.cwd(), hfToken, notice });
     notice(`--split ${split}: ${collated.rows} rows from the agents' ${split} datasets, collated into ${input}`);
-    // The datasets' num_repeats (NeMo Gym's benchmark configs set it) unless the run names its own.
-    if (collated.repeats && options.numRepeats === undefined && settings.num_repeats === undefined) run.repeats = collated.repeats;
+    if (collated.repeats && !repeatsGiven) run.repeats = collated.repeats;
+  } else if (options.benchmark !== undefined && !repeatsGiven) {
+    run.repeats = datasetRepeats(agents, "benchmark") ?? run.repeats;
   }
 
   // Every file is checked before any server starts (the model server's log is one of the outputs).

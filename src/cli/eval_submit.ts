@@ -127,6 +127,11 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   if (options.split ?? settings.split) {
     throw new UsageError("--split is not supported by gym eval submit: run `gym eval run --split S --limit 1` once to write <output stem>/preprocessed_datasets/S.jsonl, then submit with --input set to that file");
   }
+  if (options.benchmark !== undefined && options.input === undefined && settings.input_jsonl_fpath === undefined) {
+    throw new UsageError(
+      `--benchmark ${options.benchmark}: gym eval submit needs the benchmark's rows collated once: run \`gym eval run --benchmark ${options.benchmark} --limit 1 -o OUT.jsonl …\`, then submit with --benchmark ${options.benchmark} --input OUT/preprocessed_datasets/benchmark.jsonl (the dataset's num_repeats still applies)`,
+    );
+  }
   const run = await parseRunOptions(options, settings);
   const inputPath = resolvePath(run.input);
   const outputPath = resolvePath(run.output);
