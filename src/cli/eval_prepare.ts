@@ -26,6 +26,8 @@ export async function evalPrepare(overrides: string[], options: PrepareCliOption
   if (options.benchmark !== undefined) configPaths.push(benchmarkConfigPath(options.benchmark));
   const { config } = composeConfig({ configPaths, overrides, cwd: process.cwd() });
   const hfToken = typeof config.hf_token === "string" && config.hf_token !== "" ? config.hf_token : undefined;
+  // NeMo Gym's key for --use-cached.
+  const useCached = options.useCached ?? (config.use_cached_prepared_benchmarks === true || config.use_cached_prepared_benchmarks === "true");
   const names: string[] = [];
   const unknown: string[] = [];
   for (const { agent, datasets } of agentDatasets(config)) {
@@ -46,7 +48,7 @@ export async function evalPrepare(overrides: string[], options: PrepareCliOption
   if (options.fromFile !== undefined && options.fromUrl !== undefined) throw new UsageError("give one of --from-file and --from-url");
   for (const name of names) {
     const target = preparedPath(cacheDir, loadPrepareSpec(name));
-    if (options.useCached && existsSync(target)) {
+    if (useCached && existsSync(target)) {
       process.stdout.write(`${name}: already prepared at ${target} (--use-cached)\n`);
       continue;
     }

@@ -123,7 +123,7 @@ configOptions(
 )
   .option("--from-file <path>", "offline: a local JSONL of the source's rows (one benchmark)")
   .option("--from-url <url>", "a mirror URL serving the source's rows as JSONL (one benchmark)")
-  .option("--use-cached", "keep data already prepared in the cache instead of preparing it again")
+  .option("--use-cached", "keep data already prepared in the cache instead of preparing it again (NeMo Gym's +use_cached_prepared_benchmarks=true)")
   .addHelpText("after", "\nBenchmarks: --benchmark NAME (see `ls src/benchmarks` of the package), or every benchmark dataset of --config/+config_paths configs.\nHF_ENDPOINT, HF_DATASETS_SERVER_URL and HF_TOKEN (gated datasets such as gpqa) are read from the environment.")
   .action(async (overrides: string[], options) => (await import("./eval_prepare.js")).evalPrepare(overrides, options));
 configOptions(
