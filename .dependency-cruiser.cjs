@@ -19,6 +19,7 @@ const LAYERS = [
   ["agents"],
   ["environments"],
   ["orchestrate"],
+  ["benchmarks"],
   ["cli"],
   ["index.ts"],
 ];

@@ -154,7 +154,7 @@ describe("mapped commands", () => {
 describe("names Gymkit has no command for", () => {
   for (const [name, command] of [
     ["ng_test", "gym env test"],
-    ["nemo_gym_prepare_benchmark", "gym eval prepare"],
+    ["nemo_gym_list_benchmarks", "gym list benchmarks"],
     ["ng_materialize_prompts", "gym dataset render"],
     ["ng_pip_list", "gym env packages"],
   ]) {

@@ -91,7 +91,7 @@ describe("settings keys", () => {
   it("eval aggregate refuses overrides when there is no config for them to apply to", async () => {
     const result = await runGym(["eval", "aggregate", "+limit=3", "--input-glob", join(dir, "none*.jsonl"), "-o", join(dir, "merged.jsonl")]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe("gym: error: +limit=3: overrides apply to a config, and none is given; add --config FILE or --resources-server ID (to recompute the environments' metrics), or drop them\n");
+    expect(result.stderr).toBe("gym: error: +limit=3: overrides apply to a config, and none is given; add --config FILE, --resources-server ID, --benchmark NAME or +config_paths=[...] (to recompute the environments' metrics), or drop them\n");
   });
 
   it("eval run refuses a typo before touching any file", async () => {

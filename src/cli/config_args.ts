@@ -10,6 +10,7 @@ import { resolve as resolvePath } from "node:path";
 import { nemoGymBuiltinPath } from "../config/builtin_configs.js";
 import { checkoutConfigPath, looksLikeCheckout } from "../config/nemo_gym_checkout.js";
 import type { StartOptions } from "../orchestrate/start.js";
+import { benchmarkConfigPath } from "../benchmarks/definitions.js";
 
 export interface CliConfigOptions {
   config: string[];
@@ -29,6 +30,10 @@ export interface CliConfigOptions {
   nemoGymPython?: string;
   /** Seconds a Python server may take to answer (default 600). */
   nemoGymReadyTimeout?: string;
+  /** A shipped benchmark whose config is added (`aime25`, `livecodebench/v6_2408_2505`). */
+  benchmark?: string;
+  /** Where prepared benchmark data lives. */
+  benchmarkCache?: string;
 }
 
 export interface CliConfig {
@@ -166,6 +171,7 @@ export async function resolveCliConfig(overrides: string[], options: CliConfigOp
   const nemoGymRoot = nemoGymRootOf(options);
   const configPaths = [...options.config];
   if (options.resourcesServer) configPaths.push(builtinPath("environment", options.resourcesServer, nemoGymRoot));
+  if (options.benchmark) configPaths.push(benchmarkConfigPath(options.benchmark));
   const flags: FlagOverride[] = [];
   if (options.modelUrl !== undefined) flags.push({ path: ["policy_base_url"], value: options.modelUrl, flag: "--model-url" });
   if (options.model !== undefined) flags.push({ path: ["policy_model_name"], value: options.model, flag: "--model" });

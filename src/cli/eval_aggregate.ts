@@ -7,6 +7,7 @@ import { startServers, type RunningServers } from "../orchestrate/start.js";
 import { nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
 import { formatPairs } from "../collect/accounting.js";
+import { CONFIG_PATHS_KEY, parseOverride } from "../config/index.js";
 
 interface AggregateOptions extends CliConfigOptions {
   inputGlob: string;
@@ -15,14 +16,26 @@ interface AggregateOptions extends CliConfigOptions {
   overwrite?: boolean;
 }
 
+/** Whether an override sets `config_paths` (in any of its Hydra forms). */
+function namesConfigFiles(override: string): boolean {
+  try {
+    const parsed = parseOverride(override);
+    return parsed.path.length === 1 && parsed.path[0] === CONFIG_PATHS_KEY && parsed.mode !== "delete";
+  } catch {
+    return false;
+  }
+}
+
 export async function evalAggregate(overrides: string[], options: AggregateOptions): Promise<void> {
   const mergeOptions: MergeOptions = { inputGlob: options.inputGlob, outputPath: resolvePath(options.output), allowPartial: options.allowPartial, overwrite: options.overwrite };
   // With a config, the environments run so their own metrics (pass@k, …) are recomputed too. The
   // config is checked first (its every problem and warning at once), then the files, and only then
   // do servers start: a refused output must not cost an environment start-up.
-  const withEnvironments = options.config.length > 0 || options.resourcesServer !== undefined;
+  // Any form that names config files counts: --config, --resources-server, --benchmark, or a
+  // `config_paths` override (`+config_paths=[...]`, as NeMo Gym command lines and `eval submit`'s merge job write it).
+  const withEnvironments = options.config.length > 0 || options.resourcesServer !== undefined || options.benchmark !== undefined || overrides.some(namesConfigFiles);
   if (!withEnvironments && overrides.length > 0) {
-    throw new UsageError(`${overrides[0]}: overrides apply to a config, and none is given; add --config FILE or --resources-server ID (to recompute the environments' metrics), or drop them`);
+    throw new UsageError(`${overrides[0]}: overrides apply to a config, and none is given; add --config FILE, --resources-server ID, --benchmark NAME or +config_paths=[...] (to recompute the environments' metrics), or drop them`);
   }
   const resolved = withEnvironments ? await resolveCliConfig(overrides, options, { environmentsOnly: true, command: "eval aggregate" }) : undefined;
   checkMergeFiles(mergeOptions);

@@ -5,7 +5,9 @@ import { collect, collectRunFiles, type CollectSummary, type Progress } from "..
 import { checkRunFiles } from "../collect/run_files.js";
 import { formatPairs } from "../collect/accounting.js";
 import type { FailureLimit } from "../collect/scheduler.js";
-import { collateSplit } from "../collect/split_input.js";
+import { collateRunInput } from "../benchmarks/run_input.js";
+import { datasetRepeats } from "../collect/split_input.js";
+import { benchmarkCacheDir } from "../benchmarks/prepare.js";
 import { closeDispatcher } from "../http/client.js";
 import { totalRetries, type RetryStats } from "../http/retry_stats.js";
 import { RunRetries } from "../orchestrate/retry_totals.js";
@@ -33,7 +35,9 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const serverUrl = serverPort === undefined ? undefined : (options.modelUrl ?? `http://127.0.0.1:${serverPort}/v1`);
   const resolved = await resolveCliConfig(overrides, serverUrl === undefined ? options : { ...options, modelUrl: serverUrl }, { command: "eval run" });
   const settings = resolved.config;
-  const run = await parseRunOptions(options, settings);
+  // --benchmark runs the benchmark's own dataset unless an input or another split is named.
+  const impliedSplit = options.benchmark !== undefined && [options.split, settings.split, options.input, settings.input_jsonl_fpath].every((v) => v === undefined);
+  const run = await parseRunOptions(impliedSplit ? { ...options, split: "benchmark" } : options, settings);
   const { split, input, output, prompt } = run;
   const { shard, resume, extend, overwrite } = await parseShardAndResume(options, settings);
   const defaultAgent = options.agent ?? (settings.agent_name as string | undefined) ?? resolved.onlyAgentOfResourcesServer;
@@ -43,12 +47,19 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const printer = new ProgressPrinter({ quiet: options.quiet, retries: () => retries?.current() });
   const notice = (message: string) => printer.notice(message);
 
+  const agents = resolved.instances
+    .filter((i) => i.type === "responses_api_agents")
+    .map((i) => ({ agent: i.name, datasets: ((resolved.config[i.name] as Record<string, Record<string, Record<string, unknown>>> | undefined)?.responses_api_agents?.[i.implementation])?.datasets }));
+  // The datasets' num_repeats (NeMo Gym's benchmark configs set it) unless the run names its own; also
+  // for a --benchmark run given its collated input (as `eval submit`'s array tasks are).
+  const repeatsGiven = options.numRepeats !== undefined || settings.num_repeats !== undefined;
   if (split) {
-    const agents = resolved.instances
-      .filter((i) => i.type === "responses_api_agents")
-      .map((i) => ({ agent: i.name, datasets: ((resolved.config[i.name] as Record<string, Record<string, Record<string, unknown>>> | undefined)?.responses_api_agents?.[i.implementation])?.datasets }));
-    const rows = await collateSplit(agents, split, resolvePath(input), process.cwd());
-    notice(`--split ${split}: ${rows} rows from the agents' ${split} datasets, collated into ${input}`);
+    const hfToken = typeof settings.hf_token === "string" ? settings.hf_token : undefined;
+    const collated = await collateRunInput(agents, split, resolvePath(input), { cacheDir: benchmarkCacheDir(options.benchmarkCache), cwd: process.cwd(), hfToken, notice });
+    notice(`--split ${split}: ${collated.rows} rows from the agents' ${split} datasets, collated into ${input}`);
+    if (collated.repeats && !repeatsGiven) run.repeats = collated.repeats;
+  } else if (options.benchmark !== undefined && !repeatsGiven) {
+    run.repeats = datasetRepeats(agents, "benchmark") ?? run.repeats;
   }
 
   // Every file is checked before any server starts (the model server's log is one of the outputs).

@@ -48,9 +48,9 @@ const SUBMIT_ONLY = new Set(["shards", "maxParallel", "dryRun", "dir", "partitio
  */
 const NOT_FORWARDED = new Set(["output", "input", "overwrite"]);
 /** The job may run in another directory than this shell: paths go in absolute. */
-const PATH_OPTIONS = new Set(["config", "modelPath", "nemoGymRoot", "nemoGymPython"]);
+const PATH_OPTIONS = new Set(["config", "modelPath", "nemoGymRoot", "nemoGymPython", "benchmarkCache"]);
 /** What `eval aggregate` needs to start the environments and recompute their own metrics. */
-const CONFIG_OPTIONS = new Set(["config", "resourcesServer", "modelType", "modelUrl", "model", "modelApiKey", "modelPath", "judgeUrl", "judgeModel", "nemoGymRoot", "nemoGymPython", "nemoGymReadyTimeout"]);
+const CONFIG_OPTIONS = new Set(["config", "resourcesServer", "modelType", "modelUrl", "model", "modelApiKey", "modelPath", "judgeUrl", "judgeModel", "nemoGymRoot", "nemoGymPython", "nemoGymReadyTimeout", "benchmark"]);
 
 /** The node binary and the CLI entry this very process runs, so the jobs need no `gym` on PATH. */
 const GYM = [process.execPath, fileURLToPath(new URL("./main.js", import.meta.url))];
@@ -126,6 +126,11 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   // Each array task would collate the datasets again, into its own place: collate once with `eval run` instead.
   if (options.split ?? settings.split) {
     throw new UsageError("--split is not supported by gym eval submit: run `gym eval run --split S --limit 1` once to write <output stem>/preprocessed_datasets/S.jsonl, then submit with --input set to that file");
+  }
+  if (options.benchmark !== undefined && options.input === undefined && settings.input_jsonl_fpath === undefined) {
+    throw new UsageError(
+      `--benchmark ${options.benchmark}: gym eval submit needs the benchmark's rows collated once: run \`gym eval run --benchmark ${options.benchmark} --limit 1 -o OUT.jsonl …\`, then submit with --benchmark ${options.benchmark} --input OUT/preprocessed_datasets/benchmark.jsonl (the dataset's num_repeats still applies)`,
+    );
   }
   const run = await parseRunOptions(options, settings);
   const inputPath = resolvePath(run.input);

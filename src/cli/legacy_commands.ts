@@ -25,7 +25,7 @@ export const LEGACY_COMMANDS: Readonly<Record<string, LegacyCommand>> = {
   dev_test: { gym: ["dev", "test"], gymHas: false },
   init_resources_server: { gym: ["env", "init"], gymHas: true, flags: { entrypoint: "--dir" }, argumentFromBasenameOf: "entrypoint" },
   list_benchmarks: { gym: ["list", "benchmarks"], gymHas: false },
-  prepare_benchmark: { gym: ["eval", "prepare"], gymHas: false },
+  prepare_benchmark: { gym: ["eval", "prepare"], gymHas: true },
   collect_rollouts: { gym: ["eval", "run", "--no-serve"], gymHas: true },
   e2e_collect_rollouts: { gym: ["eval", "run"], gymHas: true },
   aggregate_rollouts: { gym: ["eval", "aggregate"], gymHas: true, flags: { input_glob: "--input-glob", output_jsonl_fpath: "--output", merge_shards: null } },

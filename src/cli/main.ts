@@ -44,6 +44,8 @@ function configOptions(command: Command): Command {
     .option("--nemo-gym-root <dir>", "a NeMo Gym checkout: its Python servers (entrypoint: app.py) run from there (default: $NEMO_GYM_ROOT)")
     .option("--nemo-gym-python <path>", "the Python that runs NeMo Gym servers (config key nemo_gym_python; default: each server's .venv)")
     .option("--nemo-gym-ready-timeout <s>", "how long a NeMo Gym Python server may take to answer GET / (default 600; a server given by url: at most 30)")
+    .option("--benchmark <name>", "add a shipped benchmark's config (NeMo Gym's benchmarks/<name>/config.yaml, e.g. aime25 or livecodebench/v6_2408_2505); `eval run` then runs its benchmark dataset (`gym eval prepare` makes the data)")
+    .option("--benchmark-cache <dir>", `where prepared benchmark data lives (default: $GYM_BENCHMARK_CACHE, else $XDG_CACHE_HOME/gymkit/benchmarks, ~/.cache by default)`)
     .argument("[overrides...]", "Hydra-style overrides: key=value, +key=value, ++key=value");
 }
 
@@ -114,6 +116,16 @@ Exit codes:
     .action(async (overrides: string[], options, command: Command) => (await import("./eval_submit.js")).evalSubmit(overrides, options, command));
 }
 
+configOptions(
+  evalCommand
+    .command("prepare")
+    .description("prepare benchmark data once into the cache: from the source NeMo Gym's prepare.py reads (Hugging Face or a raw file URL), or offline from --from-file / --from-url"),
+)
+  .option("--from-file <path>", "offline: a local JSONL of the source's rows (one benchmark)")
+  .option("--from-url <url>", "a mirror URL serving the source's rows as JSONL (one benchmark)")
+  .option("--use-cached", "keep data already prepared in the cache instead of preparing it again (NeMo Gym's +use_cached_prepared_benchmarks=true)")
+  .addHelpText("after", "\nBenchmarks: --benchmark NAME (see `ls src/benchmarks` of the package), or every benchmark dataset of --config/+config_paths configs.\nHF_ENDPOINT, HF_DATASETS_SERVER_URL and HF_TOKEN (gated datasets such as gpqa) are read from the environment.")
+  .action(async (overrides: string[], options) => (await import("./eval_prepare.js")).evalPrepare(overrides, options));
 configOptions(
   evalCommand
     .command("reverify")

@@ -17,8 +17,20 @@ export function modelConfigPath(id: string): string {
   return join(PACKAGE_ROOT, "src", "models", "configs", `${id}.yaml`);
 }
 
+/** The folder of the shipped benchmark definitions (NeMo Gym's `benchmarks/` layout: configs and prompts). */
+export const BENCHMARKS_ROOT = join(PACKAGE_ROOT, "src", "benchmarks");
+
+/** Maps a NeMo Gym `benchmarks/<...>.yaml` path (a benchmark config or prompt) to the shipped copy, or undefined. */
+export function benchmarkBuiltinPath(path: string): string | undefined {
+  const match = /^(?:\.\/)?benchmarks\/((?:[\w.-]+\/)*[\w.-]+\.ya?ml)$/.exec(path);
+  if (!match || match[1]!.split("/").includes("..")) return undefined;
+  return join(BENCHMARKS_ROOT, match[1]!);
+}
+
 /** Maps a NeMo Gym repo-relative config path to a built-in file, or undefined. */
 export function nemoGymBuiltinPath(path: string): string | undefined {
+  const benchmark = benchmarkBuiltinPath(path);
+  if (benchmark !== undefined) return benchmark;
   const match = /^(?:\.\/)?(resources_servers|responses_api_models)\/([\w-]+)\/configs\/([\w-]+)\.ya?ml$/.exec(path);
   if (!match) return undefined;
   const [, type, folder, file] = match;

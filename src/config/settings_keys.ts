@@ -45,6 +45,8 @@ export const KNOWN_SETTINGS: Readonly<Record<string, readonly ConfigCommand[]>> 
   prompt_config: RUN,
   split: RUN,
   disable_aggregation: RUN,
+  // The Hugging Face token a run that prepares a gated benchmark (gpqa) uses; `gym eval prepare` reads it too.
+  hf_token: RUN,
   // NeMo Gym Python servers: the Python to run them with (else their venv, under uv_venv_dir when
   // set), the Ray cluster they join (passed through to them), where `gym env start` writes their logs.
   nemo_gym_python: SERVE,
@@ -67,7 +69,6 @@ export const NO_EFFECT_SETTINGS: Readonly<Record<string, string>> = {
   uv_pip_set_python: "Gymkit installs no Python environments",
   skip_venv_if_present: "Gymkit installs no Python environments",
   uv_cache_dir: "Gymkit installs no Python environments",
-  hf_token: "Gymkit downloads no datasets",
   model_endpoint_readiness_timeout_seconds: "use --model-ready-timeout",
   allow_openai_version_skew: "",
   results_dir: "",

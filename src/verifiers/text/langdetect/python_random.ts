@@ -26,6 +26,25 @@ export class PythonRandom {
     this.gaussNext = undefined;
   }
 
+  /**
+   * `random.seed(n)` for an integer of any size, given as its 32-bit words from the least significant
+   * (CPython drops the high zero words; pass [0] for 0).
+   */
+  seedWords(words: readonly number[]): void {
+    const key = [...words];
+    while (key.length > 1 && key[key.length - 1] === 0) key.pop();
+    this.initByArray(key.length > 0 ? key.map((w) => w >>> 0) : [0]);
+    this.gaussNext = undefined;
+  }
+
+  /** `shuffle(x)` in place: from the last index down, swap with `_randbelow(i + 1)`. */
+  shuffle<T>(items: T[]): void {
+    for (let i = items.length - 1; i > 0; i--) {
+      const j = this.randbelow(i + 1);
+      [items[i], items[j]] = [items[j]!, items[i]!];
+    }
+  }
+
   private initGenrand(s: number): void {
     const mt = this.mt;
     mt[0] = s >>> 0;
