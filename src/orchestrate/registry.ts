@@ -24,6 +24,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     reasoning_gym: () => import("../environments/reasoning_gym/index.js"),
     grl_tetris: () => import("../environments/grl_tetris/index.js"),
     grl_sokoban: () => import("../environments/grl_sokoban/index.js"),
+    conversational_tool_use_simulation: () => import("../environments/conversational_tool_use_simulation/index.js"),
     // NeMo Gym's catalog (commit 07d6b0d), by family; each family's lines stay under its heading.
 
     // answers and formats
