@@ -1,12 +1,13 @@
 // The whole pipeline from sources to a validated config:
 //   defaults < config_paths files (nested, later wins) < replaced instances < env.yaml in the working
 //   directory < command-line overrides (Hydra strings, then Gymkit flags)
-//   → `${...}` interpolation → instance validation.
+//   → NeMo Gym's `_copy`/`_inherit_from`/`_delete_key` directives → `${...}` interpolation → instance validation.
 // Composition is synchronous; only validation is async, because it loads implementations.
 import { existsSync } from "node:fs";
 import { join, resolve as resolvePath } from "node:path";
 import { interpolatedRoots } from "./check_settings.js";
 import { CONFIG_PATHS_KEY, configPathsOf, labelFor, loadConfigFiles, type BuiltinConfigResolver, type ConfigFile } from "./config_files.js";
+import { applyDirectives } from "./directives.js";
 import { ConfigError, ProblemList } from "./errors.js";
 import { resolveInterpolations, type Environment } from "./interpolate.js";
 import { readConfigFile } from "./load_yaml.js";
@@ -108,6 +109,7 @@ export function composeConfig(options: ComposeOptions = {}): ComposedConfig {
   // Keep the list the user gave (not every nested include), as NeMo Gym's config dump does.
   if (roots.length > 0) mergeInto(merged, { [CONFIG_PATHS_KEY]: roots }, rootsFrom, provenance);
 
+  applyDirectives(merged, provenance);
   const config = resolveInterpolations(merged, provenance, options.env ?? process.env);
   return { config, provenance, files: [...new Set(files.map((f) => f.path))], referenced: interpolatedRoots(merged) };
 }

@@ -93,9 +93,6 @@ export const UNSUPPORTED_SETTINGS: Readonly<Record<string, string>> = {
   rollout_collection_driver: "Gymkit runs no Python collection drivers",
   skills: "Gymkit does not stamp Agent Skills onto rollouts",
   token_id_capture: "ask the model for token ids with its `return_token_id_information: true`",
-  _inherit_from: "Gymkit does not implement NeMo Gym's config inheritance; write the merged block out",
-  _copy: "Gymkit does not implement NeMo Gym's config copying; write the copied block out",
-  _delete_key: "Gymkit does not implement NeMo Gym's key deletion directive; remove the key, or use `~key` on the command line",
 };
 
 export type SettingKind =
