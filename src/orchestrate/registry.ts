@@ -99,6 +99,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     tool_simulation_agent: () => import("../agents/tool_simulation_agent.js"),
     non_executing_simple_agent: () => import("../agents/non_executing_simple_agent.js"),
     gymnasium_agent: () => import("../agents/gymnasium_agent.js"),
+    // NeMo Gym's id, slash included (its folder responses_api_agents/conversational_tool_use/simulation/).
+    "conversational_tool_use/simulation": () => import("../agents/conversational_tool_use_simulation.js"),
   },
   responses_api_models: {
     openai_model: () => import("../models/openai_model.js"),
