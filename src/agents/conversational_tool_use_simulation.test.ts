@@ -2,7 +2,9 @@
 // environment, on NeMo Gym's example rows. One engine double plays all four models, told apart by
 // their system prompts: the policy (a customer-service agent), the user simulator (a customer), the
 // tool-result simulator and the judge. Between the agent and the environment, in one test, sits a
-// plain HTTP relay that drops one connection, as a network would.
+// plain HTTP relay that drops one connection, as a network would. Last, NeMo Gym's five recorded
+// rollouts are replayed (each model answering what it answered in NeMo Gym's run) and the agent's
+// transcript must be NeMo Gym's, item for item.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -116,11 +118,11 @@ afterAll(async () => {
   await closeDispatcher();
 });
 
-async function agent(config: Record<string, unknown> = {}, envUrl = environment.url): Promise<RunningInstance> {
+async function agent(config: Record<string, unknown> = {}, envUrl = environment.url, policyUrl = engine.url): Promise<RunningInstance> {
   const instance = await startInstance(agentImplementation, {
     name: "conversational_tool_use_agent",
     config: { resources_server: { type: "resources_servers", name: ENV }, model_server: { type: "responses_api_models", name: "policy_model" }, ...config },
-    servers: { [ENV]: envUrl, policy_model: engine.url },
+    servers: { [ENV]: envUrl, policy_model: policyUrl },
   });
   started.push(instance);
   return instance;
@@ -276,6 +278,25 @@ describe("conversational_tool_use/simulation against the environment", () => {
     expect(missing.text).toMatch(/policy/);
   });
 
+  it("a policy model answering 503 is a transient failure at the rollout stage, naming the model server", async () => {
+    const down = await startFakeEngine({ respond: () => ({ status: 503, body: { error: { message: "overloaded" } } }) });
+    try {
+      const instance = await startInstance(agentImplementation, {
+        name: "conversational_tool_use_agent",
+        config: { resources_server: { type: "resources_servers", name: ENV }, model_server: { type: "responses_api_models", name: "policy_model" } },
+        servers: { [ENV]: environment.url, policy_model: down.url },
+      });
+      started.push(instance);
+      const reply = await instance.request("/run", row(3));
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body).toMatchObject({ _ng_failure_class: "transient", error_stage: "rollout", reward: 0 });
+      expect(reply.body.error_message).toMatch(/^rollout failed: UpstreamError: model server "policy_model" answered 503/);
+      expect(down.requests).toHaveLength(1);
+    } finally {
+      await down.close();
+    }
+  });
+
   it("an environment connection that drops mid-run is a transient failure, and the session is discarded", async () => {
     const relay = await startRelay(environment.url, "/execute_agent_tool_call");
     try {
@@ -291,6 +312,82 @@ describe("conversational_tool_use/simulation against the environment", () => {
       expect(JSON.parse(after[1]!.reply)).toEqual({ discarded: true });
     } finally {
       await relay.close();
+    }
+  });
+});
+
+describe("NeMo Gym's recorded conversations", () => {
+  const recorded: Array<Record<string, any>> = readFileSync(new URL("../environments/conversational_tool_use_simulation/data/example_rollouts.jsonl", import.meta.url), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+
+  /** An item as the comparison sees it: what the model or the environment said, not the ids or dump defaults. */
+  const gist = (item: any) => ({
+    type: item.type ?? "message",
+    role: item.role,
+    call_id: item.call_id,
+    name: item.name,
+    arguments: item.arguments,
+    output: item.output,
+    text: typeof item.content === "string" ? item.content : item.content?.map((part: any) => part.text).join(""),
+  });
+
+  it("replay through the agent to NeMo Gym's transcripts, item for item (5 of 5)", async () => {
+    // The models answer what they answered in NeMo Gym's run: the policy its recorded responses, the
+    // user simulator and the tool simulator their recorded turns, in order; the judge approves.
+    let script: { policy: any[][]; user: string[]; tool: string[] } = { policy: [], user: [], tool: [] };
+    const textReply = (path: string, text: string) =>
+      path.endsWith("/chat/completions")
+        ? { id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: text } }] }
+        : { id: "r", object: "response", created_at: 0, model: "m", status: "completed", output: [{ id: "m", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] }] };
+    const replay = await startFakeEngine({
+      respond: (path, body: any) => {
+        const messages = body.messages ?? body.input;
+        const role = roleOf([{ role: "system", content: typeof messages[0]?.content === "string" ? messages[0].content : "" }]);
+        if (role === "policy") return { status: 200, body: { id: "resp_replay", object: "response", created_at: 0, model: "m", status: "completed", output: script.policy.shift() } };
+        if (role === "user") return { status: 200, body: textReply(path, script.user.shift()!) };
+        if (role === "tool") return { status: 200, body: textReply(path, script.tool.shift()!) };
+        return { status: 200, body: textReply(path, JSON.stringify({ success: true, explanation: "ok" })) };
+      },
+    });
+    const simulator = { type: "responses_api_models", name: "simulator_model" };
+    const env = await startInstance(ctusEnvironment, {
+      name: ENV,
+      config: { simulator_model_server: simulator, user_model_server: simulator, tool_simulator_model_server: simulator, judge_model_server: simulator },
+      servers: { simulator_model: replay.url },
+    });
+    try {
+      const runner = await agent({}, env.url, replay.url);
+      const matched: string[] = [];
+      for (const rollout of recorded) {
+        // The policy's turns: the recorded output cut before each tool result and user message.
+        const policy: any[][] = [[]];
+        for (const item of rollout.response.output) {
+          if (item.type === "function_call_output" || item.role === "user") {
+            if (policy.at(-1)!.length > 0) policy.push([]);
+          } else policy.at(-1)!.push(item);
+        }
+        const messages = rollout.result.trajectory.messages;
+        script = {
+          policy: policy.filter((turn) => turn.length > 0),
+          user: messages.filter((m: any) => m.type === "text" && m.source === "user").map((m: any) => m.text ?? m.content),
+          tool: rollout.response.output.filter((item: any) => item.type === "function_call_output").map((item: any) => item.output),
+        };
+        const source = ROWS.find((r) => r.id === rollout.id)!;
+        const reply = await runner.request("/run", { ...structuredClone(source), _ng_task_index: rollout._ng_task_index, _ng_rollout_index: 0 });
+        expect(reply.status, reply.text).toBe(200);
+        expect(reply.body.responses_create_params.input.map(gist)).toEqual(rollout.responses_create_params.input.map(gist));
+        expect(reply.body.response.output.map(gist)).toEqual(rollout.response.output.map(gist));
+        expect(reply.body.terminal_state).toBe(rollout.terminal_state);
+        // Every scripted turn was asked for, no more.
+        expect(script).toEqual({ policy: [], user: [], tool: [] });
+        matched.push(rollout.id);
+      }
+      expect(matched).toHaveLength(5);
+    } finally {
+      await env.close();
+      await replay.close();
     }
   });
 });
