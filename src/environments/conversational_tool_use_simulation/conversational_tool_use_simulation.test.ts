@@ -138,8 +138,16 @@ describe("the session routes with NeMo Gym's example rows", () => {
       ["user", "Representative: You are verified. Which session?"],
     ]);
 
+    // Simulator calls carry the row's rollout and their ordinal within the session, per role.
+    const header = (i: number, name: string) => engine.requests.at(i)!.headers[name];
+    const simulatorRequests = engine.requests.length;
+    expect(header(-1, "x-gymkit-rollout")).toBe(`${row._ng_task_index}:${row._ng_rollout_index}`);
+    expect(header(-1, "x-gymkit-judge-call")).toBe("1");
+
     calls.length = 0;
     const verified = await s.ok("/verify", verifyBody(row));
+    // The judge's calls are numbered 0… within this verification.
+    expect(engine.requests.slice(simulatorRequests).map((r) => r.headers["x-gymkit-judge-call"])).toEqual(["0", "1", "2", "3", "4", "5"]);
     expect(verified.reward).toBe(1);
     expect(verified.terminal_state).toBe("complete");
     expect(verified.failure_labels).toEqual([]);
