@@ -5,6 +5,7 @@
 // not have, simulator output that stays malformed, judge failures, and NeMo Gym's recorded rollouts
 // (data/example_rollouts.jsonl, trimmed: see README) re-verified by replaying each recorded trajectory
 // through the routes and the recorded judge verdicts through judge_replay_model (by rollout + call ordinal).
+import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,11 @@ import { parse as parseYaml } from "yaml";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import environment from "./index.js";
+import digests from "./testdata/nemo_gym_prompt_digests.json" with { type: "json" };
+import type { Config, SessionState } from "./model.js";
+import { seedSession } from "./session.js";
+import { toolSimulatorSystem, userSimulatorMessages } from "./simulators.js";
+import { combinedSystemMessage, systemMessage } from "./verification.js";
 import judgeReplayModel from "../../models/judge_replay_model.js";
 import { CookieJar } from "../../http/cookies.js";
 import { METADATA_KEYS } from "../../http/implementation.js";
@@ -138,8 +144,16 @@ describe("the session routes with NeMo Gym's example rows", () => {
       ["user", "Representative: You are verified. Which session?"],
     ]);
 
+    // Simulator calls carry the row's rollout and their ordinal within the session, per role.
+    const header = (i: number, name: string) => engine.requests.at(i)!.headers[name];
+    const simulatorRequests = engine.requests.length;
+    expect(header(-1, "x-gymkit-rollout")).toBe(`${row._ng_task_index}:${row._ng_rollout_index}`);
+    expect(header(-1, "x-gymkit-judge-call")).toBe("1");
+
     calls.length = 0;
     const verified = await s.ok("/verify", verifyBody(row));
+    // The judge's calls are numbered 0… within this verification.
+    expect(engine.requests.slice(simulatorRequests).map((r) => r.headers["x-gymkit-judge-call"])).toEqual(["0", "1", "2", "3", "4", "5"]);
     expect(verified.reward).toBe(1);
     expect(verified.terminal_state).toBe("complete");
     expect(verified.failure_labels).toEqual([]);
@@ -506,3 +520,29 @@ function stripResponses(value: Record<string, any> | null): Record<string, any> 
   const { responses: _responses, ...rest } = value.conversation_verification_result;
   return { ...value, conversation_verification_result: rest };
 }
+
+describe("prompts", () => {
+  it("are NeMo Gym's, byte for byte, for every example row (digests from its own classes and templates)", () => {
+    const rows = [...ROWS.map((row) => ["example.jsonl", row] as const), ...PARALLEL_ROWS.map((row) => ["example_parallel_tool_calls.jsonl", row] as const)];
+    expect(digests).toHaveLength(rows.length);
+    const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+    for (const [index, [file, row]] of rows.entries()) {
+      const sessions = new Map<string, SessionState>();
+      seedSession(row, { config: environment.configSchema.parse({}) as Config, sessionId: "s", sessions, urlOf: () => "" });
+      const state = sessions.get("s")!;
+      const prompts = {
+        user_simulator: userSimulatorMessages(state)[0]!.content,
+        tool_simulator: toolSimulatorSystem(state),
+        judge_user: systemMessage(state, "user"),
+        judge_agent: systemMessage(state, "agent"),
+        judge_environment: systemMessage(state, "environment"),
+        judge_conversation: systemMessage(state, "conversation"),
+        judge_combined: combinedSystemMessage(state),
+      };
+      const expected = digests[index]!;
+      expect([expected.file, expected.id]).toEqual([file, row.id]);
+      expect(Object.fromEntries(Object.entries(prompts).map(([k, v]) => [k, v.length]))).toEqual(expected.chars);
+      expect(Object.fromEntries(Object.entries(prompts).map(([k, v]) => [k, sha(v)]))).toEqual(expected.sha256);
+    }
+  });
+});

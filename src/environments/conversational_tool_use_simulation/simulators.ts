@@ -76,7 +76,8 @@ export async function generateUserMessage(state: SessionState, ctx: UrlResolver,
   return { ...generated, text: generated.text.replace(CUSTOMER_PREFIX, "") };
 }
 
-const toolSimulatorSystem = (state: SessionState): string =>
+/** The tool-result simulator's system message. */
+export const toolSimulatorSystem = (state: SessionState): string =>
   fill(TOOL_SIMULATOR_SYSTEM, { domain_policy: state.policy, customer_scenario: scenarioText(state.scenario), tool_definitions: toolDefinitions(state.tools) });
 
 const conversationBlock = (texts: string[]): string => (texts.length > 0 ? fill(TOOL_SIMULATOR_CONVERSATION, { conversation: texts.join("\n\n") }) : "");

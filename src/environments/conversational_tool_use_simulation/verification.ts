@@ -50,7 +50,7 @@ export const EVALUATION_SCHEMA =
 export const COMBINED_EVALUATION_SCHEMA =
   '{"properties": {"customer_success": {"description": "True for an evaluation of success for the actions of the customer, or false for an evaluation of failure.", "title": "Customer Success", "type": "boolean"}, "customer_explanation": {"description": "An explanation for the evaluation of the customer.", "title": "Customer Explanation", "type": "string"}, "representative_success": {"description": "True for an evaluation of success for the actions of the customer service representative, or false for an evaluation of failure.", "title": "Representative Success", "type": "boolean"}, "representative_explanation": {"description": "An explanation for the evaluation of the customer service representative.", "title": "Representative Explanation", "type": "string"}, "tool_results_success": {"description": "True for an evaluation of success for the tool results, or false for an evaluation of failure.", "title": "Tool Results Success", "type": "boolean"}, "tool_results_explanation": {"description": "An explanation for the evaluation of the tool results.", "title": "Tool Results Explanation", "type": "string"}}, "required": ["customer_success", "customer_explanation", "representative_success", "representative_explanation", "tool_results_success", "tool_results_explanation"], "title": "Evaluation", "type": "object"}';
 
-type JudgeKind = Source | "conversation";
+export type JudgeKind = Source | "conversation";
 
 /** Pydantic's lax boolean (JSON mode): true/false, 0/1, and its string spellings. */
 function laxBool(value: unknown): boolean | undefined {
@@ -137,7 +137,8 @@ class Judge {
 
 const transferInstruction = (state: SessionState) => (state.scenario.outside_policy_scope ? "" : "not ");
 
-function systemMessage(state: SessionState, kind: JudgeKind): string {
+/** The system message of one kind of judge (NeMo Gym's `_system_messages`). */
+export function systemMessage(state: SessionState, kind: JudgeKind): string {
   const policy = state.policy;
   const tools = toolDefinitions(state.tools);
   switch (kind) {
@@ -249,8 +250,9 @@ async function verifyByMessages(judge: Judge, state: SessionState, config: Confi
   return { reward: invalid.length > 0 ? 0 : agentReward, reasons: invalid, labels: dedupe(labels), diagnostics };
 }
 
-async function verifyCombined(judge: Judge, state: SessionState, config: Config): Promise<JudgeOutcome> {
-  const system = fill(COMBINED_JUDGE_SYSTEM, {
+/** The combined judge's system message (NeMo Gym's `_combined_evaluation_system_message`). */
+export function combinedSystemMessage(state: SessionState): string {
+  return fill(COMBINED_JUDGE_SYSTEM, {
     policy: state.policy,
     tool_definitions: toolDefinitions(state.tools),
     customer_scenario: scenarioText(state.scenario),
@@ -259,6 +261,10 @@ async function verifyCombined(judge: Judge, state: SessionState, config: Config)
     transfer_instruction: transferInstruction(state),
     evaluation_schema: COMBINED_EVALUATION_SCHEMA,
   });
+}
+
+async function verifyCombined(judge: Judge, state: SessionState, config: Config): Promise<JudgeOutcome> {
+  const system = combinedSystemMessage(state);
   const fields = ["customer_success", "representative_success", "tool_results_success"] as const;
   const notes = ["customer_explanation", "representative_explanation", "tool_results_explanation"] as const;
   const answer = await judge.ask(system, fill(CONVERSATION_JUDGE_USER, { steps: stepsText(state.messages) }), (text) => readVerdict<string>(text, fields, notes));
