@@ -139,7 +139,7 @@ async function runConversation(params: Item, config: ConversationalToolUseAgentC
   const parallel = parallelToolCalls(params);
   const state: Conversation = { outputs: [], usage: undefined, last: undefined };
 
-  /** The user's next turn; false when the conversation ends there. */
+  /** The user simulator's next turn, and whether the conversation goes on after it. */
   const userTurn = async (): Promise<{ proceeds: boolean; text: string }> => {
     const reply = await session.post("/next_user_message", {});
     const text = typeof reply.message === "string" ? reply.message : "";
