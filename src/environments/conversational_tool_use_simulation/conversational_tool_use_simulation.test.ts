@@ -251,6 +251,10 @@ describe("the session routes with NeMo Gym's example rows", () => {
     await notJson.ok("/seed_session", ROWS[0]);
     const bad = await notJson.ok("/execute_agent_tool_call", { tool_name: "authenticate_user", tool_call_id: "c1", arguments: "{not json" });
     expect(bad.error).toMatch(/^The arguments string in the tool call with the ID c1 could not be converted to a JSON object: /);
+    const badEnum = session(instance);
+    await badEnum.ok("/seed_session", ROWS[0]);
+    const wrongMethod = await badEnum.ok("/execute_agent_tool_call", { tool_name: "authenticate_user", tool_call_id: "c1", arguments: JSON.stringify({ ...AUTH_ARGS, verification_method: "sms" }) });
+    expect(wrongMethod.error).toBe("The arguments object in the tool call with the ID c1 is not valid under the authenticate_user tool parameters JSON Schema: 'sms' is not one of ['email_code', 'loyalty_id']");
   });
 });
 
