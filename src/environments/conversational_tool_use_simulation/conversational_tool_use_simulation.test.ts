@@ -14,9 +14,12 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import environment from "./index.js";
 import digests from "./testdata/nemo_gym_prompt_digests.json" with { type: "json" };
-import type { Config, SessionState } from "./model.js";
+import trajectoryDigests from "./testdata/nemo_gym_trajectory_digests.json" with { type: "json" };
+import { stepsText, stepText } from "./format.js";
+import { fill, CONVERSATION_JUDGE_USER, MESSAGE_JUDGE_USER } from "./prompts.js";
+import type { Config, ConversationMessage, SessionState } from "./model.js";
 import { seedSession } from "./session.js";
-import { toolSimulatorSystem, userSimulatorMessages } from "./simulators.js";
+import { toolSimulatorMessagesForPending, toolSimulatorSystem, userSimulatorMessages } from "./simulators.js";
 import { combinedSystemMessage, systemMessage } from "./verification.js";
 import judgeReplayModel from "../../models/judge_replay_model.js";
 import { CookieJar } from "../../http/cookies.js";
@@ -248,6 +251,10 @@ describe("the session routes with NeMo Gym's example rows", () => {
     await notJson.ok("/seed_session", ROWS[0]);
     const bad = await notJson.ok("/execute_agent_tool_call", { tool_name: "authenticate_user", tool_call_id: "c1", arguments: "{not json" });
     expect(bad.error).toMatch(/^The arguments string in the tool call with the ID c1 could not be converted to a JSON object: /);
+    const badEnum = session(instance);
+    await badEnum.ok("/seed_session", ROWS[0]);
+    const wrongMethod = await badEnum.ok("/execute_agent_tool_call", { tool_name: "authenticate_user", tool_call_id: "c1", arguments: JSON.stringify({ ...AUTH_ARGS, verification_method: "sms" }) });
+    expect(wrongMethod.error).toBe("The arguments object in the tool call with the ID c1 is not valid under the authenticate_user tool parameters JSON Schema: 'sms' is not one of ['email_code', 'loyalty_id']");
   });
 });
 
@@ -543,6 +550,41 @@ describe("prompts", () => {
       expect([expected.file, expected.id]).toEqual([file, row.id]);
       expect(Object.fromEntries(Object.entries(prompts).map(([k, v]) => [k, v.length]))).toEqual(expected.chars);
       expect(Object.fromEntries(Object.entries(prompts).map(([k, v]) => [k, sha(v)]))).toEqual(expected.sha256);
+    }
+  });
+});
+
+describe("judge steps and simulator inputs on NeMo Gym's recorded trajectories", () => {
+  it("match, byte for byte, what NeMo Gym's own methods build from the same trajectories (digests)", () => {
+    const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+    const dump = (messages: Array<{ role: string; content: string }>) => sha(messages.map((m) => `${m.role}\u0001${m.content}`).join("\u0000"));
+    expect(trajectoryDigests).toHaveLength(ROLLOUTS.length);
+    for (const [index, rollout] of ROLLOUTS.entries()) {
+      const expected = trajectoryDigests[index]!;
+      expect(expected.id).toBe(rollout.id);
+      const sessions = new Map<string, SessionState>();
+      seedSession(ROWS.find((row) => row.id === rollout.id)!, { config: environment.configSchema.parse({}) as Config, sessionId: "s", sessions, urlOf: () => "" });
+      const state = sessions.get("s")!;
+      const messages: ConversationMessage[] = (rollout.result.trajectory.messages as Array<Record<string, any>>).map((m) => ({
+        type: m.type,
+        source: m.source,
+        content: m.type === "text" ? m.text : m.execution_result,
+        tool_call_id: m.tool_call_id ?? null,
+        tool_name: m.tool_name ?? null,
+        arguments: m.arguments ?? null,
+      }));
+      const steps = messages.map((message, i) => sha(fill(MESSAGE_JUDGE_USER, { previous_steps: stepsText(messages.slice(0, i)), current_step: stepText(message) })));
+      expect(steps).toEqual(expected.judge_steps);
+      expect(sha(fill(CONVERSATION_JUDGE_USER, { steps: stepsText(messages) }))).toBe(expected.judge_conversation);
+      const users: string[] = [];
+      const tools: string[] = [];
+      for (const [i, message] of messages.entries()) {
+        const before = { ...state, messages: messages.slice(0, i) };
+        if (message.source === "user") users.push(dump(userSimulatorMessages(before)));
+        if (message.type === "tool_execution") tools.push(dump(toolSimulatorMessagesForPending(before, messages.slice(0, i).find((c) => c.type === "tool_call" && c.tool_call_id === message.tool_call_id)!)));
+      }
+      expect(users).toEqual(expected.user_simulator_inputs);
+      expect(tools).toEqual(expected.tool_simulator_inputs);
     }
   });
 });

@@ -3,10 +3,11 @@
 // arguments valid under the tool's parameter schema; a tool result must be JSON valid under the tool's
 // return schema (a ```json fence is stripped first). Schemas are checked as JSON Schema 2020-12 (the
 // draft Python's `jsonschema.validators.validator_for` picks for a schema without `$schema`), formats
-// not asserted. A schema that is itself invalid makes the message invalid, naming the schema error
+// not asserted; `required`, `enum`, `type` and `additionalProperties` failures are worded as jsonschema's. A schema that is itself invalid makes the message invalid, naming the schema error
 // (NeMo Gym's server raises a 500 there).
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { pythonRepr } from "../../protocol/python_format.js";
 import { InvalidReason, isTerminalText, type ConversationMessage, type SessionState, type ToolSignature, toolParams } from "./model.js";
 
 export interface Invalid {
@@ -14,7 +15,8 @@ export interface Invalid {
   error: string;
 }
 
-const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, validateSchema: true, addUsedSchema: false });
+// `verbose` keeps the failing value, for messages worded as Python jsonschema's.
+const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, validateSchema: true, addUsedSchema: false, verbose: true });
 const compiled = new WeakMap<object, ValidateFunction>();
 
 function validatorFor(schema: Record<string, unknown>): ValidateFunction {
@@ -33,7 +35,8 @@ function describe(errors: ErrorObject[] | null | undefined): string {
   if (!first) return "invalid";
   if (first.keyword === "required") return `'${String(first.params.missingProperty)}' is a required property`;
   if (first.keyword === "additionalProperties") return `Additional properties are not allowed ('${String(first.params.additionalProperty)}' was unexpected)`;
-  if (first.keyword === "enum") return `${first.instancePath || "instance"} is not one of ${JSON.stringify(first.params.allowedValues)}`;
+  if (first.keyword === "enum") return `${pythonRepr(first.data)} is not one of ${pythonRepr(first.params.allowedValues)}`;
+  if (first.keyword === "type") return `${pythonRepr(first.data)} is not of type ${String(first.params.type).split(",").map((t) => pythonRepr(t)).join(", ")}`;
   return `${first.instancePath || "instance"} ${first.message ?? "is invalid"}`;
 }
 
