@@ -20,7 +20,9 @@ describe("built-in environments", () => {
       // The environment, then its agent (`<id>` and `<id>_simple_agent`, unless NeMo Gym's example
       // rows name NeMo Gym's own instances, such as equivalence_rule's `lc_…`). Only where the rows
       // name several agents (jailbreak_detection's per-policy agents) are there more, each playing it.
-      const [instance, ...agentNames] = Object.keys(config);
+      // Model instances a config defines beside them (conversational_tool_use_simulation's
+      // `simulator_model`) are neither.
+      const [instance, ...agentNames] = Object.keys(config).filter((key, i) => i === 0 || config[key]?.responses_api_agents !== undefined);
       expect(agentNames.length).toBeGreaterThanOrEqual(1);
       implementation.configSchema.parse(withoutMetadata(config[instance!].resources_servers[id]));
       for (const agentName of agentNames) {

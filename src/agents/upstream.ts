@@ -8,12 +8,21 @@ import { ResponseObject } from "../protocol/index.js";
 
 export type FailureClass = "model_error" | "env_error";
 
+/** What went wrong on the wire: no answer, no answer in time, a non-2xx status, or a body that is not the protocol. */
+export interface UpstreamFault {
+  kind: "connection" | "timeout" | "status" | "body";
+  /** The upstream's HTTP status, for `status`. */
+  status?: number;
+}
+
 /** An upstream failed: answered by /run as 502 (504 on a timeout) with `{detail, failure_class}`. */
 export class UpstreamError extends HttpError {
   constructor(
     readonly failureClass: FailureClass,
     statusCode: number,
     message: string,
+    /** How the upstream failed, for agents that treat infrastructure blips apart (undefined when not known). */
+    readonly fault?: UpstreamFault,
   ) {
     super(statusCode, message, { detail: message, failure_class: failureClass });
     this.name = "UpstreamError";
@@ -58,7 +67,7 @@ async function send(
     });
   } catch (error) {
     if (!(error instanceof CallError)) throw error;
-    throw new UpstreamError(failureClass, error.kind === "timeout" ? 504 : 502, `${who}: ${error.message}`);
+    throw new UpstreamError(failureClass, error.kind === "timeout" ? 504 : 502, `${who}: ${error.message}`, { kind: error.kind === "timeout" ? "timeout" : error.kind === "status" ? "status" : "connection", status: error.status });
   }
 }
 
@@ -81,7 +90,7 @@ export class EnvironmentClient {
   private async required(path: string, body: unknown): Promise<string> {
     const result = await send("env_error", this.who, this.options, path, body);
     if (result.status < 200 || result.status >= 300) {
-      throw new UpstreamError("env_error", 502, `${this.who} ${path} answered ${result.status}: ${truncate(result.text, 2000)}`);
+      throw new UpstreamError("env_error", 502, `${this.who} ${path} answered ${result.status}: ${truncate(result.text, 2000)}`, { kind: "status", status: result.status });
     }
     return result.text;
   }
@@ -147,7 +156,7 @@ export class ModelClient {
     const who = `model server "${this.options.name}"`;
     const result = await send("model_error", who, this.options, "/v1/responses", body, this.headers);
     if (result.status < 200 || result.status >= 300) {
-      throw new UpstreamError("model_error", 502, `${who} answered ${result.status}: ${truncate(result.text, 2000)}`);
+      throw new UpstreamError("model_error", 502, `${who} answered ${result.status}: ${truncate(result.text, 2000)}`, { kind: "status", status: result.status });
     }
     const json = parseJson(result.text);
     const parsed = ResponseObject.safeParse(json);

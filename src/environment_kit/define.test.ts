@@ -301,3 +301,25 @@ describe("defineEnvironment setup and teardown", () => {
     expect(made.map((m) => m.closed)).toEqual([true, true]);
   });
 });
+
+describe("toolFallback", () => {
+  it("answers any other POST name: a string as plain text, anything else as JSON; fixed routes keep precedence", async () => {
+    const fallback = defineEnvironment({
+      id: "fallback_env",
+      description: "catch-all",
+      tools: { fixed: { description: "a fixed tool", args: z.object({}), handler: () => ({ fixed: true }) } },
+      toolFallback: (name, body) => (name === "text" ? "plain words" : { name, body }),
+      verify: () => ({ reward: 0 }),
+    });
+    const env = await startInstance(fallback);
+    try {
+      const text = await env.request("/text", {});
+      expect([text.status, text.text]).toEqual([200, "plain words"]);
+      const json = await env.request("/session_resume", { a: 1 });
+      expect([json.status, json.body]).toEqual([200, { name: "session_resume", body: { a: 1 } }]);
+      expect((await env.request("/fixed", {})).body).toEqual({ fixed: true });
+    } finally {
+      await env.close();
+    }
+  });
+});

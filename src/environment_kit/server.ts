@@ -117,10 +117,13 @@ export async function buildEnvironmentServer<C, S, R>(
 
   if (definition.toolFallback) {
     // Registered last: the fixed routes above take precedence over this parametric one.
-    app.post("/:tool_name", async (request, reply) => {
+    // It may carry a whole model response (an agent recording its outputs), so the rollout limit.
+    app.post("/:tool_name", carriesRollouts, async (request, reply) => {
       const { tool_name } = request.params as { tool_name: string };
-      const text = await definition.toolFallback!(tool_name, request.body ?? null, contextOf(request));
-      return reply.type("text/plain; charset=utf-8").send(text);
+      const result = await definition.toolFallback!(tool_name, request.body ?? null, contextOf(request));
+      // Text is sent as text (NeMo Gym's routes returning str); anything else as JSON.
+      if (typeof result === "string") return reply.type("text/plain; charset=utf-8").send(result);
+      return sendJson(reply, result ?? null);
     });
   }
 

@@ -106,10 +106,12 @@ export interface EnvironmentDefinition<
   teardown?(resources: R): void | Promise<void>;
   tools?: { [K in keyof T]: ToolDefinition<T[K], C, S, R> };
   /**
-   * Answers a POST to any tool name not in `tools` with plain text (NeMo Gym servers that add a
-   * catch-all `/{tool_name}` route, such as citation_if's). Without it such a call is a 404.
+   * Answers a POST to any tool name not in `tools` (NeMo Gym servers that add a catch-all
+   * `/{tool_name}` route, such as citation_if's): a string is sent as plain text, anything else as
+   * JSON (conversational_tool_use_simulation's session routes and simulated tools). Without it such
+   * a call is a 404.
    */
-  toolFallback?(name: string, body: unknown, ctx: EnvironmentContext<C, S, R>): string | Promise<string>;
+  toolFallback?(name: string, body: unknown, ctx: EnvironmentContext<C, S, R>): unknown;
   /**
    * Sessions one instance keeps; beyond it the least recently used is forgotten (a finished
    * rollout's). Default 100,000: far above any concurrency, bounded over a run of millions.

@@ -24,6 +24,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     reasoning_gym: () => import("../environments/reasoning_gym/index.js"),
     grl_tetris: () => import("../environments/grl_tetris/index.js"),
     grl_sokoban: () => import("../environments/grl_sokoban/index.js"),
+    conversational_tool_use_simulation: () => import("../environments/conversational_tool_use_simulation/index.js"),
     // NeMo Gym's catalog (commit 07d6b0d), by family; each family's lines stay under its heading.
 
     // answers and formats
@@ -99,6 +100,8 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     non_executing_simple_agent: () => import("../agents/non_executing_simple_agent.js"),
     gymnasium_agent: () => import("../agents/gymnasium_agent.js"),
     remote_agent: () => import("../agents/remote_agent.js"),
+    // NeMo Gym's id, slash included (its folder responses_api_agents/conversational_tool_use/simulation/).
+    "conversational_tool_use/simulation": () => import("../agents/conversational_tool_use_simulation.js"),
   },
   responses_api_models: {
     openai_model: () => import("../models/openai_model.js"),
