@@ -2,7 +2,7 @@
 // resources_servers/reasoning_gym/app.py), single-turn (simple_agent). The answer is the last
 // <answer>…</answer> of the model's text, else its first \boxed{…}, else the whole text (stripped); the
 // row's `metadata.source_dataset` names the reasoning-gym task whose `score_answer` gives the reward.
-// Task families: the 50 of reasoning-gym 0.1.25 whose scorer is ported (scorers.ts); any other family is
+// Task families: the 59 of reasoning-gym 0.1.25 whose scorer is ported (scorers.ts); any other family is
 // refused with a 400 naming it and why, rather than scored by a scorer Gymkit does not have.
 import { z } from "zod";
 import { defineEnvironment } from "../../environment_kit/define.js";

@@ -212,6 +212,64 @@ const OVERRIDES: Record<string, Scorer> = {
     if (rebuilt.includes(oracle)) return pyLen(oracle) / pyLen(rebuilt);
     return 0.0;
   },
+  needle_haystack: (answer, entry) => {
+    if (typeof entry.answer !== "string") return 0.0;
+    return lower(pyStrip(answer.replaceAll(" ", ""))) === lower(pyStrip(entry.answer)) ? 1.0 : 0.0;
+  },
+  // answer == str(entry["answer"]): a missing oracle is the text "None".
+  self_reference: (answer, entry) => (answer === (entry.answer ?? "None") ? 1.0 : 0.0),
+  ab: (answer, entry) => (answer === entry.answer ? 1.0 : 0.0),
+  zebra_puzzles: (answer, entry) => {
+    if (typeof entry.answer !== "string") return 0.0;
+    return lower(answer).replaceAll("\n", "") === lower(entry.answer).replaceAll("\n", "") ? 1.0 : 0.0;
+  },
+  color_cube_rotation: (answer, entry) => {
+    if (typeof entry.answer !== "string") return 0.01;
+    return lower(pyStrip(answer)) === lower(pyStrip(entry.answer)) ? 1.0 : 0.01;
+  },
+  // Word-by-word credit (case-insensitive) when the word counts agree, else 0.05.
+  sentence_reordering: (answer, entry) => {
+    const expected = entry.answer;
+    if (expected === answer) return 1.0;
+    if (typeof expected !== "string") return 0.0;
+    const goal = pySplit(expected);
+    const given = pySplit(answer);
+    if (goal.length !== given.length) return 0.05;
+    if (goal.length === 0) return 0.0; // ZeroDivisionError, caught
+    return goal.filter((word, i) => lower(word) === lower(given[i]!)).length / goal.length;
+  },
+  // Not a palindrome 0.02; a palindrome of other letters 0.05; the given letters as a palindrome 1.0.
+  palindrome_generation: (answer, entry) => {
+    if (answer === "") return 0.0;
+    const letters = entry.metadata.letters;
+    const chars = Array.from(lower(pyStrip(answer)));
+    if (chars.join("") !== [...chars].reverse().join("")) return 0.02;
+    const expected = typeof letters === "string" ? Array.from(letters) : Array.isArray(letters) ? letters : undefined;
+    if (!expected) return 0.0; // sorted() of it raises
+    const a = [...chars].sort();
+    const b = [...expected].map((x) => (typeof x === "string" ? x : JSON.stringify(x))).sort();
+    return a.length === b.length && a.every((x, i) => x === b[i]) ? 1.0 : 0.05;
+  },
+  // Equal 1.0; same length (code points): the share of equal positions; else 0.01.
+  emoji_mystery: (answer, entry) => {
+    if (answer === entry.answer) return 1.0;
+    if (typeof entry.answer !== "string") return 0.01;
+    const a = Array.from(answer);
+    const o = Array.from(entry.answer);
+    if (a.length !== o.length) return 0.01;
+    return a.filter((ch, i) => ch === o[i]).length / a.length;
+  },
+  // Exact 1.0; off by d < 5: 0.8 × (1 − d/5); unreadable 0.0.
+  rectangle_count: (answer, entry) => {
+    if (typeof entry.answer !== "string") return 0.0;
+    const correct = pyInt(lower(entry.answer).replaceAll("\n", ""));
+    const given = pyInt(pyStrip(answer));
+    if (correct === undefined || given === undefined) return 0.0;
+    const distance = given > correct ? given - correct : correct - given;
+    if (distance === 0n) return 1.0;
+    if (distance >= 5n) return 0.0;
+    return Math.max(0.0, 0.8 * (1.0 - Number(distance) / 5));
+  },
 };
 
 /** Every supported family → its scorer. */
@@ -225,11 +283,12 @@ export const UNSUPPORTED: Record<string, string> = {
   ...Object.fromEntries(["binary_matrix", "bitwise_arithmetic", "n_queens", "spiral_matrix", "string_insertion"].map((f) => [f, "its scorer evaluates the answer (or the question) as Python with eval()"])),
   ...Object.fromEntries(["pool_matrix", "game_of_life"].map((f) => [f, "its scorer parses the answer with numpy or json into arrays"])),
   ...Object.fromEntries(["advanced_geometry", "complex_arithmetic", "intermediate_integration", "polynomial_equations", "polynomial_multiplication", "simple_integration"].map((f) => [f, "its scorer compares with sympy or Python's float/complex maths"])),
+  // NeMo Gym runs Python ≥ 3.13, whose sum() of floats is compensated (3.12+): partial credit summed that way is left out.
+  letter_jumble: "its partial credit is Python 3.12+'s compensated sum() of floats",
   ...Object.fromEntries([
-    "ab", "arc_agi", "boxnet", "calendar_arithmetic", "codeio", "coin_flip", "color_cube_rotation", "composite", "countdown", "cryptarithm",
-    "emoji_mystery", "figlet_font", "futoshiki", "game_of_life_halting", "graph_color", "group_anagrams", "jugs", "kakurasu", "knight_swap",
-    "letter_jumble", "mini_sudoku", "needle_haystack", "number_sorting", "palindrome_generation", "palindrome_partitioning", "propositional_logic",
-    "puzzle24", "quantum_lock", "rearc", "rectangle_count", "rubiks_cube", "rush_hour", "self_reference", "sentence_reordering", "shortest_path",
-    "sokoban", "sudoku", "survo", "time_intervals", "tower_of_hanoi", "tsumego", "word_ladder", "zebra_puzzles",
+    "arc_agi", "boxnet", "calendar_arithmetic", "codeio", "coin_flip", "composite", "countdown", "cryptarithm", "figlet_font", "futoshiki",
+    "game_of_life_halting", "graph_color", "group_anagrams", "jugs", "kakurasu", "knight_swap", "mini_sudoku", "number_sorting",
+    "palindrome_partitioning", "propositional_logic", "puzzle24", "quantum_lock", "rearc", "rubiks_cube", "rush_hour", "shortest_path",
+    "sokoban", "sudoku", "survo", "time_intervals", "tower_of_hanoi", "tsumego", "word_ladder",
   ].map((f) => [f, "its own scorer (a solver, a simulator, a parser of its own) is not ported"])),
 };
