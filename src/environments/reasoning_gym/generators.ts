@@ -1,5 +1,6 @@
 // reasoning-gym's generators for the families whose rows come from Python's `random` alone (reasoning-gym
-// 0.1.25: arithmetic/gcd.py, lcm.py, count_bits.py, chain_sum.py, products.py): row `idx` of a dataset
+// 0.1.25: arithmetic/gcd.py, lcm.py, count_bits.py, chain_sum.py, products.py,
+// algorithmic/base_conversion.py): row `idx` of a dataset
 // with seed `seed` draws from `random.Random(seed + idx)` exactly as the library does, so the question,
 // answer and metadata equal the library's, integers of any size included (BigInt). Each family's
 // config takes the library's field names, defaults and validation.
@@ -82,7 +83,44 @@ const termsChecks = (c: Record<string, any>) => firstFailing([
   [c.max_digits >= c.min_digits, "max_digits must be >= min_digits"],
 ]);
 
+/** base_conversion's digits: `format(v, "x"/"b")` for 16 and 2; otherwise its own loop, which writes 0 as "" (`reversed(...) or [0]` never falls back). */
+function inBase(value: bigint, base: bigint): string {
+  if (base === 16n) return value.toString(16);
+  if (base === 2n) return value.toString(2);
+  let out = "";
+  for (let n = value; n > 0n; n /= base) {
+    const d = Number(n % base);
+    out = (d < 10 ? String(d) : String.fromCharCode(97 + d - 10)) + out;
+  }
+  return out;
+}
+const baseName = (base: bigint) => (base === 2n ? "binary" : base === 16n ? "hexadecimal" : `base-${base}`);
+
 export const GENERATORS: Record<string, Family> = {
+  base_conversion: {
+    fields: { min_base: int(2), max_base: int(16), min_value: int(0), max_value: int(1000) },
+    validate: (c) => firstFailing([
+      [2n <= c.min_base && c.min_base <= 36n, "min_base must be between 2 and 36"],
+      [c.min_base <= c.max_base && c.max_base <= 36n, "max_base must be between min_base and 36"],
+      [c.min_value >= 0n, "min_value must be non-negative"],
+      [c.max_value > c.min_value, "max_value must be > min_value"],
+      // The library accepts this and then draws target bases forever, looking for one unlike the source.
+      [c.min_base < c.max_base, "min_base must be < max_base (with one base the library's generator never returns)"],
+    ]),
+    item: (rng, idx, c) => {
+      const value = rng.randintBig(c.min_value, c.max_value);
+      const sourceBase = rng.randintBig(c.min_base, c.max_base);
+      let targetBase = rng.randintBig(c.min_base, c.max_base);
+      while (targetBase === sourceBase) targetBase = rng.randintBig(c.min_base, c.max_base);
+      const sourceRepr = inBase(value, sourceBase);
+      const targetRepr = inBase(value, targetBase);
+      return {
+        question: `Your task is to convert a number between two different bases.\n\nIf the target base is > 10, use lowercase letters a-z for digits above 9.\n\nNow, convert the ${baseName(sourceBase)} number ${sourceRepr} to ${baseName(targetBase)}\n`,
+        answer: targetRepr,
+        metadata: { source_dataset: "base_conversion", source_index: idx, decimal_value: value, source_base: sourceBase, target_base: targetBase, source_repr: sourceRepr, target_repr: targetRepr, difficulty: { base: range(c.min_base, c.max_base), value: range(c.min_value, c.max_value) } },
+      };
+    },
+  },
   gcd: numbersFamily("gcd", 1000),
   lcm: numbersFamily("lcm", 100),
   count_bits: {

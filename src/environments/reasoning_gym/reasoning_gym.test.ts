@@ -104,6 +104,7 @@ describe("the generators make the library's rows, byte for byte", () => {
       expect(refused(["--task", "gcd", "--config", '{"max_valu": 5}'])).toEqual([1, expect.stringContaining('gcd config has no key "max_valu" (keys: min_numbers, max_numbers, min_value, max_value)')]);
       expect(refused(["--task", "gcd", "--config", '{"min_numbers": 1}'])).toEqual([1, expect.stringContaining("gcd config: min_numbers must be at least 2")]);
       expect(refused(["--task", "chain_sum", "--config", '{"allow_negation": 1}'])).toEqual([1, expect.stringContaining('"allow_negation" must be true or false')]);
+      expect(refused(["--task", "base_conversion", "--config", '{"min_base": 7, "max_base": 7}'])).toEqual([1, expect.stringContaining("min_base must be < max_base")]);
       expect(refused(["--task", "maze"])).toEqual([1, expect.stringContaining('no Gymkit generator for task "maze"')]);
       expect(refused(["--tasks", "gcd,lcm"])).toEqual([2, expect.stringContaining("composite dataset")]);
       expect(refused(["--task", "gcd", "--config", "{not json"])).toEqual([1, expect.stringContaining("Error parsing config JSON")]);
