@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { inflateSync } from "node:zlib";
 import { pyFormat } from "../protocol/python_format.js";
-import { PythonRandom } from "../verifiers/text/langdetect/python_random.js";
+import { PythonRandom } from "../verifiers/random/python_random.js";
 import { unpickleString } from "./pickle.js";
 
 export type Row = Record<string, unknown>;

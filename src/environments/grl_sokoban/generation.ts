@@ -4,7 +4,7 @@
 // boxes off their targets, and the player wanders a little. Python's `random` and numpy's RNG are
 // reproduced draw for draw, so a seed gives NeMo Gym's level (testdata/levels.json, made by NeMo Gym's
 // own generator, proves it).
-import { PythonRandom } from "../../verifiers/text/langdetect/python_random.js";
+import { PythonRandom } from "../../verifiers/random/python_random.js";
 import { Mt19937 } from "../../verifiers/random/numpy_random.js";
 
 /** Cell codes: 0 wall, 1 floor, 2 target, 3 box on target, 4 box, 5 player. */

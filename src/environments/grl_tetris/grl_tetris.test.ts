@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { CookieJar } from "../../http/cookies.js";
 import { closeDispatcher } from "../../http/client.js";
-import { PythonRandom } from "../../verifiers/text/langdetect/python_random.js";
+import { PythonRandom } from "../../verifiers/random/python_random.js";
 import { runGym } from "../../../test/helpers/cli.js";
 import { nemoGymCheckout, recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
 import { engineOf } from "../../../test/helpers/scope.js";

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineEnvironment } from "../../environment_kit/define.js";
 import { HttpError } from "../../http/errors.js";
 import type { ResponseObject } from "../../protocol/index.js";
-import { PythonRandom } from "../../verifiers/text/langdetect/python_random.js";
+import { PythonRandom } from "../../verifiers/random/python_random.js";
 import { GameError, TetrisGame, type StepInfo } from "./tetris.js";
 
 const DEFAULT_ENV_CONFIG = {

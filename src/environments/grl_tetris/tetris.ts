@@ -4,7 +4,7 @@
 // (`randint`) with weights that favour the shapes drawn least, and the same side effects (rendering
 // clears the board under the falling piece, the shape counts carry over from one generation to the
 // next). Checked against the Python code in testdata/tetris_games.json.
-import { PythonRandom } from "../../verifiers/text/langdetect/python_random.js";
+import { PythonRandom } from "../../verifiers/random/python_random.js";
 
 export type Cell = readonly [dx: number, dy: number];
 export type Shape = readonly Cell[];

@@ -2,20 +2,16 @@
 // resources_servers/reasoning_gym/app.py), single-turn (simple_agent). The answer is the last
 // <answer>…</answer> of the model's text, else its first \boxed{…}, else the whole text (stripped); the
 // row's `metadata.source_dataset` names the reasoning-gym task whose `score_answer` gives the reward.
-// Ported task families: knights_knaves (every NeMo Gym example row). Any other family is refused with a
-// 400 naming it, rather than scored by a scorer Gymkit does not have.
+// Task families: the 59 of reasoning-gym 0.1.25 whose scorer is ported (scorers.ts); any other family is
+// refused with a 400 naming it and why, rather than scored by a scorer Gymkit does not have.
 import { z } from "zod";
 import { defineEnvironment } from "../../environment_kit/define.js";
 import { HttpError } from "../../http/errors.js";
 import { outputText } from "../../protocol/index.js";
-import { scoreKnightsKnaves } from "./knights_knaves.js";
 import { PY_WS, pyStrip } from "./python_text.js";
+import { SCORERS, UNSUPPORTED } from "./scorers.js";
 
-/** Task family → its score_answer(answer, entry). */
-const SCORERS: Record<string, (answer: string, entry: { answer: string | null }) => number> = {
-  knights_knaves: (answer, entry) => scoreKnightsKnaves(answer, entry.answer),
-};
-export const SUPPORTED_TASKS = Object.keys(SCORERS);
+export const SUPPORTED_TASKS = Object.keys(SCORERS).sort();
 
 // reasoning_gym.utils.extract_answer: re.finditer(r"<answer>\s?(.*?)\s?</answer>", text, re.DOTALL), the last one, stripped.
 const ANSWER_TAG = new RegExp(`<answer>${PY_WS}?([\\s\\S]*?)${PY_WS}?</answer>`, "g");
@@ -48,9 +44,11 @@ export default defineEnvironment({
     }
     const scorer = SCORERS[task];
     if (!scorer) {
-      throw new HttpError(400, `reasoning_gym: task family "${task}" is not ported to Gymkit (ported: ${SUPPORTED_TASKS.join(", ")}); run it on NeMo Gym's Python server`, { detail: `task family "${task}" is not ported (ported: ${SUPPORTED_TASKS.join(", ")})` });
+      const why = UNSUPPORTED[task] ?? "it is not a task of reasoning-gym 0.1.25";
+      const message = `task family "${task}" is not ported to Gymkit: ${why} (ported: ${SUPPORTED_TASKS.join(", ")})`;
+      throw new HttpError(400, `reasoning_gym: ${message}; run it on NeMo Gym's Python server`, { detail: message });
     }
-    const score = scorer(extracted, { answer: request.answer });
+    const score = scorer(extracted, { question: request.question, answer: request.answer, metadata: request.metadata });
     return { reward: score, task_name: task, score, extracted_answer: extracted };
   },
 });

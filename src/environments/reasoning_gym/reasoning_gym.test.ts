@@ -1,9 +1,12 @@
 // reasoning_gym over HTTP: the answer extraction and knights_knaves's score_answer in-process (full
-// credit in any order, partial credit, the wrong count of pairs, empty answers, a family not ported
-// and a row without a task answered 4xx, never a 500), then NeMo Gym's reasoning_gym.yaml run unchanged
-// by simple_agent on NeMo Gym's example rows, the engine double answering each question with the
-// recorded reply: every recorded reward comes back.
-import { mkdtempSync, rmSync } from "node:fs";
+// credit in any order, partial credit, the wrong count of pairs, empty answers); every ported family's
+// score_answer against the real library's scores (test/fixtures/reasoning_gym/scorer_cases.json), the
+// ported generators and create_dataset script against the library's rows byte for byte
+// (generator_rows.jsonl); the route scoring rows of every ported family, a family not ported and a row
+// without a task answered 4xx, never a 500; then NeMo Gym's reasoning_gym.yaml run unchanged by
+// simple_agent on NeMo Gym's example rows, the engine double answering each question with the recorded
+// reply: every recorded reward comes back.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +16,18 @@ import { runGym } from "../../../test/helpers/cli.js";
 import { nemoGymCheckout, recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
 import { engineOf } from "../../../test/helpers/scope.js";
 import environment, { extractAnswer } from "./index.js";
+import { createDataset, GENERATED_FAMILIES, nemoGymRow } from "./generators.js";
 import { normalizeAnswer, scoreKnightsKnaves } from "./knights_knaves.js";
+import { pyJsonDumps } from "./python_json.js";
+import { BASE_SCORER_FAMILIES, SCORERS, UNSUPPORTED, type Entry } from "./scorers.js";
+import { main as createDatasetMain, parseConfigJson } from "./scripts/create_dataset.js";
+import { pyStrip } from "./python_text.js";
+
+const FIXTURES = new URL("../../../test/fixtures/reasoning_gym/", import.meta.url);
+/** Per family: rows the library made, each with [answer, the score NeMo Gym's verify gives it]. */
+const SCORER_CASES = JSON.parse(readFileSync(new URL("scorer_cases.json", FIXTURES), "utf8")) as Record<string, { entry: Entry; cases: [string, number][] }[]>;
+/** Lines the library's create_dataset.py wrote, each with the dataset it came from. */
+const GENERATED = readFileSync(new URL("generator_rows.jsonl", FIXTURES), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { spec: { task: string; size: number; seed: number; config: string }; line: string });
 
 const rows = readJsonlFile(new URL("./data/example.jsonl", import.meta.url));
 const ROW = rows[0]!; // Zoey is a fool, and Riley is a sage.
@@ -39,6 +53,67 @@ describe("answer extraction and knights_knaves's score_answer", () => {
   });
 });
 
+describe("every ported family's score_answer equals reasoning-gym 0.1.25's", () => {
+  it("covers exactly the supported families, and none of the refused ones", () => {
+    expect(Object.keys(SCORER_CASES).sort()).toEqual(Object.keys(SCORERS).sort());
+    expect(Object.keys(SCORERS)).toHaveLength(59);
+    expect(BASE_SCORER_FAMILIES).toHaveLength(33);
+    expect(Object.keys(UNSUPPORTED)).toHaveLength(47); // with the 59: every one of the library's 106 tasks
+    expect(Object.keys(SCORERS).filter((f) => f in UNSUPPORTED)).toEqual([]);
+  });
+
+  it.each(Object.keys(SCORERS).sort())("%s", (family) => {
+    const scored = SCORER_CASES[family]!.flatMap(({ entry, cases }) => cases.map(([answer]) => [answer, SCORERS[family]!(answer, entry)]));
+    const expected = SCORER_CASES[family]!.flatMap(({ cases }) => cases);
+    expect(scored).toEqual(expected);
+    // Each family's cases reach more than one score, so a scorer that always answers the same fails.
+    expect(new Set(expected.map(([, score]) => score)).size).toBeGreaterThan(1);
+  });
+});
+
+describe("the generators make the library's rows, byte for byte", () => {
+  it.each(GENERATED_FAMILIES)("%s: create_dataset.py's lines for every seed and config in the fixture", (family) => {
+    const lines = GENERATED.filter(({ spec }) => spec.task === family);
+    expect(lines.length).toBeGreaterThanOrEqual(50);
+    const made = new Map<string, (idx: number) => unknown>();
+    const next = new Map<string, number>();
+    const ours = lines.map(({ spec }) => {
+      const key = JSON.stringify(spec);
+      if (!made.has(key)) made.set(key, createDataset(spec.task, spec.size, spec.seed, parseConfigJson(spec.config)));
+      const idx = next.get(key) ?? 0;
+      next.set(key, idx + 1);
+      return pyJsonDumps(nemoGymRow(made.get(key)!(idx) as never));
+    });
+    expect(ours).toEqual(lines.map(({ line }) => line));
+  });
+
+  it("scripts/create_dataset writes the library's file for a config with integers beyond 2^53, and refuses what it cannot make", () => {
+    const dir = mkdtempSync(join(tmpdir(), "gym-rg-dataset-"));
+    try {
+      const big = GENERATED.filter(({ spec }) => spec.task === "count_bits" && spec.config.includes("max_n"));
+      expect(big[0]!.spec.config).toContain("1208925819614629174706176"); // 2**80, beyond a double
+      const out = join(dir, "sub", "rows.jsonl");
+      const log: string[] = [];
+      const argv = ["--task", "count_bits", "--size", String(big[0]!.spec.size), "--seed", String(big[0]!.spec.seed), "--config", big[0]!.spec.config, "--output", out];
+      expect(createDatasetMain(argv, (l) => log.push(l))).toBe(0);
+      expect(readFileSync(out, "utf8")).toBe(big.map(({ line }) => line + "\n").join(""));
+      const refused = (args: string[]) => {
+        const lines: string[] = [];
+        return [createDatasetMain([...args, "--output", join(dir, "x.jsonl")], (l) => lines.push(l)), lines.join("\n")] as const;
+      };
+      expect(refused(["--task", "gcd", "--config", '{"max_valu": 5}'])).toEqual([1, expect.stringContaining('gcd config has no key "max_valu" (keys: min_numbers, max_numbers, min_value, max_value)')]);
+      expect(refused(["--task", "gcd", "--config", '{"min_numbers": 1}'])).toEqual([1, expect.stringContaining("gcd config: min_numbers must be at least 2")]);
+      expect(refused(["--task", "chain_sum", "--config", '{"allow_negation": 1}'])).toEqual([1, expect.stringContaining('"allow_negation" must be true or false')]);
+      expect(refused(["--task", "base_conversion", "--config", '{"min_base": 7, "max_base": 7}'])).toEqual([1, expect.stringContaining("min_base must be < max_base")]);
+      expect(refused(["--task", "maze"])).toEqual([1, expect.stringContaining('no Gymkit generator for task "maze"')]);
+      expect(refused(["--tasks", "gcd,lcm"])).toEqual([2, expect.stringContaining("composite dataset")]);
+      expect(refused(["--task", "gcd", "--config", "{not json"])).toEqual([1, expect.stringContaining("Error parsing config JSON")]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("the /verify route", () => {
   let env: RunningInstance;
   beforeAll(async () => {
@@ -55,10 +130,34 @@ describe("the /verify route", () => {
     expect(reply.body).toMatchObject({ reward: 1, question: ROW.question, answer: ROW.answer, metadata: ROW.metadata, task_name: "knights_knaves", score: 1, extracted_answer: "Zoey is a fool, and Riley is a sage." });
   });
 
+  it("scores rows of every ported family as the library does, and generated rows of the generated families", async () => {
+    let checked = 0;
+    for (const [family, rows] of Object.entries(SCORER_CASES)) {
+      const { entry, cases } = rows[0]!;
+      // The right answer, a wrong one and one with partial or no credit, wrapped as a model would answer
+      // (answers the extraction would strip are left out: the route scores what it extracts).
+      const kept = cases.filter(([answer]) => answer !== "" && pyStrip(answer) === answer);
+      for (const [answer, score] of [cases[0]!, cases[6]!, kept.find(([, s]) => s > 0 && s < 1) ?? kept.find(([, s]) => s === 0)!]) {
+        const reply = await env.request("/verify", { responses_create_params: { input: [] }, ...entry, response: responseWith([assistantMessage(`Reasoning first.\n<answer>${answer}</answer>`)]) });
+        expect(reply.status, family).toBe(200);
+        expect([family, reply.body.reward, reply.body.task_name]).toEqual([family, score, family]);
+        checked += 1;
+      }
+    }
+    expect(checked).toBe(177);
+    for (const family of GENERATED_FAMILIES) {
+      const row = JSON.parse(pyJsonDumps(nemoGymRow(createDataset(family, 1, 1234, {})(0)))) as Record<string, any>;
+      const right = await env.request("/verify", { ...row, response: responseWith([assistantMessage(`\\boxed{${row.answer}}`)]) });
+      expect([family, right.status, right.body.reward]).toEqual([family, 200, 1]);
+    }
+  });
+
   it("refuses a family it has no scorer for and a row without a task, and 422s a row without question", async () => {
-    const other = await env.request("/verify", { ...ROW, metadata: { source_dataset: "basic_arithmetic" }, response: responseWith([assistantMessage("<answer>4</answer>")]) });
+    const other = await env.request("/verify", { ...ROW, metadata: { source_dataset: "pool_matrix" }, response: responseWith([assistantMessage("<answer>4</answer>")]) });
     expect(other.status).toBe(400);
-    expect(JSON.stringify(other.body)).toContain('task family \\"basic_arithmetic\\" is not ported');
+    expect(JSON.stringify(other.body)).toContain('task family \\"pool_matrix\\" is not ported to Gymkit: its scorer parses the answer with numpy');
+    const unknown = await env.request("/verify", { ...ROW, metadata: { source_dataset: "not_a_task" }, response: responseWith([assistantMessage("<answer>4</answer>")]) });
+    expect([unknown.status, JSON.stringify(unknown.body)]).toEqual([400, expect.stringContaining("it is not a task of reasoning-gym 0.1.25")]);
     const none = await env.request("/verify", { ...ROW, metadata: {}, response: responseWith([assistantMessage("x")]) });
     expect(none.status).toBe(422);
     const { question: _q, ...noQuestion } = ROW;

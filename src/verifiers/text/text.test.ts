@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { countWords, splitIntoSentences } from "./ifeval_util.js";
 import { detectLangs } from "./langdetect/detector.js";
-import { PythonRandom } from "./langdetect/python_random.js";
+import { PythonRandom } from "../random/python_random.js";
 import { sentTokenize } from "./punkt.js";
 import { pyCompile, pyFinditer } from "./pyregex.js";
 import { pyIndex, pyIsLower, pyIsUpper, pySlice, pySplit, pyStrip } from "./pystr.js";

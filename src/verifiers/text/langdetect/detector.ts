@@ -13,7 +13,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { pyIsUpper } from "../pystr.js";
-import { PythonRandom } from "./python_random.js";
+import { PythonRandom } from "../../random/python_random.js";
 
 const ALPHA_DEFAULT = 0.5;
 const ALPHA_WIDTH = 0.05;

@@ -1,6 +1,7 @@
-// CPython's `random.Random` (MT19937), as far as langdetect uses it: `seed(int)`, `random()`,
-// `gauss()` and `choice()`. Ported bit for bit so that a seeded detection picks the same n-grams and
-// smoothing as Python does, and therefore the same language.
+// CPython's `random.Random` (MT19937, Lib/random.py of CPython 3.x): `seed(int)`, `random()`,
+// `getrandbits()`, `randbelow`/`randrange`/`randint` (also beyond 2^32, as BigInt), `choice()`,
+// `shuffle()`, `sample()`, `uniform()` and `gauss()`, bit for bit, so that seeded Python programs
+// (langdetect's detection, the grl games, reasoning-gym's generators) draw the same values here.
 
 const N = 624;
 const M = 397;
@@ -35,14 +36,6 @@ export class PythonRandom {
     while (key.length > 1 && key[key.length - 1] === 0) key.pop();
     this.initByArray(key.length > 0 ? key.map((w) => w >>> 0) : [0]);
     this.gaussNext = undefined;
-  }
-
-  /** `shuffle(x)` in place: from the last index down, swap with `_randbelow(i + 1)`. */
-  shuffle<T>(items: T[]): void {
-    for (let i = items.length - 1; i > 0; i--) {
-      const j = this.randbelow(i + 1);
-      [items[i], items[j]] = [items[j]!, items[i]!];
-    }
   }
 
   private initGenrand(s: number): void {
@@ -120,13 +113,92 @@ export class PythonRandom {
     return this.nextUint32() >>> (32 - k);
   }
 
+  /** `getrandbits(k)` for any k ≥ 1: 32-bit words from the least significant up, the last one cut to what is left. */
+  getrandbitsBig(k: number): bigint {
+    let result = 0n;
+    let shift = 0n;
+    for (let left = k; left > 0; left -= 32) {
+      const word = left < 32 ? this.nextUint32() >>> (32 - left) : this.nextUint32();
+      result |= BigInt(word) << shift;
+      shift += 32n;
+    }
+    return result;
+  }
+
   /** `_randbelow(n)` by rejection sampling on `n.bit_length()` bits (n < 2^32). */
   randbelow(n: number): number {
     if (n <= 0) return 0;
+    if (n > 0xffffffff) return Number(this.randbelowBig(BigInt(n)));
     const k = 32 - Math.clz32(n);
     let r = this.getrandbits(k);
     while (r >= n) r = this.getrandbits(k);
     return r;
+  }
+
+  /** `_randbelow(n)` for an n of any size. */
+  randbelowBig(n: bigint): bigint {
+    if (n <= 0n) return 0n;
+    if (n <= 0xffffffffn) return BigInt(this.randbelow(Number(n)));
+    const k = n.toString(2).length;
+    let r = this.getrandbitsBig(k);
+    while (r >= n) r = this.getrandbitsBig(k);
+    return r;
+  }
+
+  /** `randrange(start, stop)` (step 1); throws as Python does on an empty range. */
+  randrangeBig(start: bigint, stop: bigint): bigint {
+    const width = stop - start;
+    if (width <= 0n) throw new RangeError(`empty range in randrange(${start}, ${stop})`);
+    return start + this.randbelowBig(width);
+  }
+
+  /** `randint(a, b)`, both ends included, as BigInt (any size). */
+  randintBig(a: bigint, b: bigint): bigint {
+    return this.randrangeBig(a, b + 1n);
+  }
+
+  /** `randint(a, b)` for safe integers. */
+  randint(a: number, b: number): number {
+    return Number(this.randintBig(BigInt(a), BigInt(b)));
+  }
+
+  /** `shuffle(x)` in place (Fisher–Yates from the end, `_randbelow(i + 1)`). */
+  shuffle<T>(items: T[]): void {
+    for (let i = items.length - 1; i > 0; i--) {
+      const j = this.randbelow(i + 1);
+      [items[i], items[j]] = [items[j]!, items[i]!];
+    }
+  }
+
+  /** `sample(population, k)`: CPython's two strategies (a pool for small populations, a selected-set otherwise). */
+  sample<T>(population: readonly T[], k: number): T[] {
+    const n = population.length;
+    if (k < 0 || k > n) throw new RangeError("Sample larger than population or is negative");
+    const result: T[] = new Array<T>(k);
+    let setsize = 21;
+    if (k > 5) setsize += 4 ** Math.ceil(Math.log(k * 3) / Math.log(4));
+    if (n <= setsize) {
+      const pool = [...population];
+      for (let i = 0; i < k; i++) {
+        const j = this.randbelow(n - i);
+        result[i] = pool[j]!;
+        pool[j] = pool[n - i - 1]!;
+      }
+    } else {
+      const selected = new Set<number>();
+      for (let i = 0; i < k; i++) {
+        let j = this.randbelow(n);
+        while (selected.has(j)) j = this.randbelow(n);
+        selected.add(j);
+        result[i] = population[j]!;
+      }
+    }
+    return result;
+  }
+
+  /** `uniform(a, b)`. */
+  uniform(a: number, b: number): number {
+    return a + (b - a) * this.random();
   }
 
   choice<T>(items: readonly T[]): T {
