@@ -46,7 +46,8 @@ describe("gym eval submit --dry-run", () => {
       [
         "eval", "submit", "--shards", "3", "--dry-run", ...model(), "-i", INPUT, "-o", output, "--num-repeats", "2", "--quiet",
         "--partition", "gpu", "--time", "01:30:00", "--cpus-per-task", "4", "--mem", "8G", "--sbatch-arg=--comment=two words",
-        "--max-parallel", "2", "+agent_name=some value",
+        // The override is there for its quoting; -a names the agent the rows run on (submit refuses rows no agent could take).
+        "--max-parallel", "2", "-a", "example_single_tool_call_simple_agent", "+agent_name=some value",
       ],
       { cwd: root },
     );

@@ -1,7 +1,7 @@
 // `gym eval run`: resolve the config, start (or find) the servers, check the model answers, collect,
 // print the key metrics, stop, and exit with a code that says whether every rollout came back.
 import { resolve as resolvePath } from "node:path";
-import { collect, collectRunFiles, type CollectSummary, type Progress } from "../collect/collect.js";
+import { collect, collectRunFiles, finishedRun, type CollectSummary, type Progress } from "../collect/collect.js";
 import { checkRunFiles } from "../collect/run_files.js";
 import { formatPairs } from "../collect/accounting.js";
 import type { FailureLimit } from "../collect/scheduler.js";
@@ -14,16 +14,18 @@ import { RunRetries } from "../orchestrate/retry_totals.js";
 import { agentUrlsOf, fetchInstances } from "../orchestrate/status.js";
 import { redactUrl } from "../config/url_secrets.js";
 import { freePort, startServers, type RunningServers } from "../orchestrate/start.js";
-import { launchModelServer, type ModelServer } from "../orchestrate/model_server_process.js";
+import { expandCommand, launchModelServer, type ModelServer } from "../orchestrate/model_server_process.js";
 import { shellQuote } from "../orchestrate/slurm.js";
 import { siblingPaths } from "../collect/paths.js";
-import { waitForModels } from "../orchestrate/readiness.js";
+import { engineUrls, waitForModels } from "../orchestrate/readiness.js";
+import { EngineWatch } from "../orchestrate/engine_watch.js";
+import { agentNamesOf, checkBeforeStart, renderDryRun } from "../orchestrate/run_preflight.js";
 import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
 import { describeRetries, ProgressPrinter } from "./progress.js";
 import { parseModelServerFlags, parseRunOptions, parseShardAndResume, type RunFlags } from "./run_options.js";
 
-type EvalRunOptions = CliConfigOptions & RunFlags;
+type EvalRunOptions = CliConfigOptions & RunFlags & { dryRun?: boolean };
 
 /** How often the retry counters of servers in other processes are asked for, for the live line. */
 const REMOTE_RETRIES_EVERY_MS = 5_000;
@@ -81,8 +83,46 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const checkedFiles = collectRunFiles(fileOptions);
   checkRunFiles(checkedFiles, notice);
 
+  // Then everything else that needs no server: agents, the whole input and maps, the ports, and
+  // whether a --resume has anything left to run. Only then does the engine (minutes, for vLLM) start.
+  const headInstances = options.serve ? undefined : await fetchInstances(options.headUrl);
+  const knownAgents = headInstances ? new Set(agentUrlsOf(headInstances).keys()) : agentNamesOf(resolved.instances);
+  if (knownAgents.size === 0) throw new UsageError("the config defines no agent (responses_api_agents); add --resources-server ID or a config that defines one");
+  if (headInstances && options.agent !== undefined && !knownAgents.has(options.agent)) {
+    throw new UsageError(`--agent ${options.agent}: the head server at ${redactUrl(options.headUrl)} runs no agent of that name; its agents: ${[...knownAgents].join(", ") || "(none)"}`);
+  }
+  const before = await checkBeforeStart({
+    plan: { ...fileOptions, knownAgents },
+    outputPath: fileOptions.outputPath,
+    // A plan to be extended is checked as a new one (its growth is what runs), and is never "finished".
+    resume: resume && !extend,
+    maxAttempts: run.maxAttempts,
+    instances: options.serve ? resolved.instances : [],
+    ports: selfHosted.port !== undefined ? [{ what: "--model-server-port", port: selfHosted.port }] : [],
+  });
+  if (options.dryRun) {
+    const modelServer =
+      selfHosted.command !== undefined && serverPort !== undefined && serverUrl !== undefined
+        ? { command: expandCommand(selfHosted.command, serverPort), port: serverPort, url: serverUrl, log: siblingPaths(resolvePath(output)).modelServerLog }
+        : undefined;
+    process.stdout.write(
+      renderDryRun({ input, output, shard, ...before, modelServer, instances: resolved.instances, redactedConfig: resolved.redacted, headUrl: options.serve ? undefined : options.headUrl }),
+    );
+    return;
+  }
+  if (before.progress?.pending === 0) {
+    const finished = await finishedRun(fileOptions.outputPath, run.maxAttempts, shard ? `${shard.index}/${shard.count}` : undefined);
+    if (finished) {
+      notice(`nothing to run: every one of the ${before.progress.planned} planned rollouts of ${output} has its final outcome; no server or engine was started`);
+      process.exitCode = reportCollection(finished, run.maxFailures);
+      return;
+    }
+  }
+
   let servers: RunningServers | undefined;
   let modelServer: ModelServer | undefined;
+  // Stops the run at once when the engine goes away (exit 5), leaving the rest for --resume.
+  const watch = new EngineWatch({ engines: options.serve ? engineUrls(resolved.instances) : [], unreachableWindowMs: run.modelUnreachableTimeoutS * 1000, onNotice: notice });
   let agentUrls: Map<string, string>;
   const stopAll = async () => {
     await servers?.stop();
@@ -105,7 +145,15 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       if (selfHosted.command !== undefined && serverPort !== undefined && serverUrl !== undefined) {
         const logPath = siblingPaths(resolvePath(output)).modelServerLog;
         notice(`starting the model server on port ${serverPort} (log: ${logPath}); waiting up to ${selfHosted.readyTimeoutS} s for ${serverUrl}/models`);
-        modelServer = launchModelServer({ command: selfHosted.command, port: serverPort, baseUrl: serverUrl, readyTimeoutMs: selfHosted.readyTimeoutS * 1000, logPath, onNotice: notice });
+        modelServer = launchModelServer({
+          command: selfHosted.command,
+          port: serverPort,
+          baseUrl: serverUrl,
+          readyTimeoutMs: selfHosted.readyTimeoutS * 1000,
+          logPath,
+          onNotice: notice,
+          onDied: (how) => watch.down(`the model server (--model-server-cmd) ${how}; its log: ${logPath}`),
+        });
         await modelServer.ready();
       }
       await waitForModels(resolved.instances, run.modelReadyTimeoutS * 1000);
@@ -126,7 +174,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       retries = await RunRetries.start(servers.instances.filter((i) => i.dir_path === undefined && !externalNames.has(i.name)));
     } else {
       // Gymkit's head or NeMo Gym's: agents are known by instance name (NeMo Gym's `process_name`).
-      const instances = await fetchInstances(options.headUrl);
+      const instances = headInstances!;
       agentUrls = agentUrlsOf(instances);
       if (options.agent !== undefined && !agentUrls.has(options.agent)) {
         throw new UsageError(`--agent ${options.agent}: the head server at ${redactUrl(options.headUrl)} runs no agent of that name; its agents: ${[...agentUrls.keys()].join(", ") || "(none)"}`);
@@ -140,6 +188,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       remotePoll.unref();
     }
 
+    watch.start();
     summary = await collect({
       ...fileOptions,
       checkedFiles,
@@ -155,12 +204,14 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       onNotice: notice,
       stallMs: run.heartbeatS * 1000,
       onStall: (stall) => printer.stall(stall),
+      engine: watch,
     });
     printer.finish();
     if (run.disableAggregation) notice("disable_aggregation: the environments' /aggregate_metrics was not called; run `gym eval aggregate` once every shard has finished for their metrics");
     // The servers' counters as they stand at the end, before the servers stop.
     if (running.remoteProcesses > 0) await running.refresh();
   } finally {
+    watch.stop();
     if (remotePoll) clearInterval(remotePoll);
     printer.finish();
     process.off("SIGINT", onSignal);
@@ -194,14 +245,23 @@ export function reportCollection(summary: CollectSummary, maxFailures: FailureLi
   if (accounting.failed > 0) out.write(`failures: ${summary.paths.failures}\n`);
   out.write(`browse:   gym view --rollouts ${shellQuote(summary.paths.output)}\n`);
   let code: number = EXIT.ok;
+  if (summary.engineDown !== undefined) {
+    // Not a failure of the rollouts: the rest was left unrun on purpose, for a resume once the engine is back.
+    const inFlight = summary.dropped > 0 ? `; the ${summary.dropped} in flight when it went away are not recorded as failed either` : "";
+    process.stderr.write(
+      `gym: error: engine unavailable: ${summary.engineDown}. The run stopped at once: ${accounting.missing.count} of ${accounting.requested} requested rollouts are left unrun, not recorded as failures${inFlight}. ` +
+        `Restart the engine and run the same command with --resume to run exactly them.\n`,
+    );
+    code = EXIT.engineUnavailable;
+  }
   if (accounting.missing.count > 0 || accounting.duplicated.count > 0) {
-    if (accounting.missing.count > 0) {
+    if (accounting.missing.count > 0 && summary.engineDown === undefined) {
       process.stderr.write(`gym: error: ${accounting.missing.count} of ${accounting.requested} requested rollouts are missing: (task, rollout) ${formatPairs(accounting.missing)}; run again with --resume to finish them\n`);
     }
     if (accounting.duplicated.count > 0) {
       process.stderr.write(`gym: error: ${accounting.duplicated.count} (task, rollout) pairs have more than one result line: ${formatPairs(accounting.duplicated)}\n`);
     }
-    code = EXIT.missing;
+    if (code === EXIT.ok || accounting.duplicated.count > 0) code = EXIT.missing;
   }
   const overLimit =
     (maxFailures.count !== undefined && accounting.failed > maxFailures.count) ||

@@ -8,6 +8,7 @@ import { basename, dirname, extname, join, resolve as resolvePath } from "node:p
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { emptyShards } from "../collect/plan.js";
+import { agentNamesOf, checkPlan } from "../orchestrate/run_preflight.js";
 import {
   findOnPath,
   renderScripts,
@@ -139,6 +140,18 @@ export async function evalSubmit(overrides: string[], options: EvalSubmitOptions
   if (options.modelPath !== undefined) checkReadableFile(resolvePath(String(options.modelPath)));
   if (options.serve !== false && !resolved.instances.some((i) => i.type === "responses_api_agents")) {
     throw new UsageError("the config defines no agent (responses_api_agents); add --resources-server ID or a config that defines one");
+  }
+  // The input and the repeats map as each array task would check them before its engine starts.
+  if (options.serve !== false) {
+    await checkPlan({
+      inputPath,
+      knownAgents: agentNamesOf(resolved.instances),
+      defaultAgent: options.agent ?? (settings.agent_name as string | undefined) ?? resolved.onlyAgentOfResourcesServer,
+      repeats: run.repeats,
+      limit: run.limit,
+      paramOverrides: run.paramOverrides,
+      prompt: run.prompt,
+    });
   }
   const { empty, tasks } = await emptyShards(inputPath, shards, run.limit);
   if (empty.length > 0) {

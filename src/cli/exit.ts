@@ -9,6 +9,8 @@ export const EXIT = {
   usage: 2,
   missing: 3,
   tooManyFailures: 4,
+  /** The engine went away mid-run (a --model-server-cmd that exited, or every replica unreachable): the rest is left for --resume. */
+  engineUnavailable: 5,
 } as const;
 
 /** A flag or argument the command cannot use (its checks beyond what commander does). */

@@ -91,8 +91,11 @@ Exit codes:
   1  an unexpected error
   2  usage or config error (bad flag, bad config key, malformed input, unreachable model)
   3  rollouts missing or duplicated: fewer results than requested (the pairs are printed)
-  4  too many failed rollouts (see <output stem>_failures.jsonl)`,
-      ),
+  4  too many failed rollouts (see <output stem>_failures.jsonl)
+  5  engine unavailable: a --model-server-cmd engine exited, or every replica of an engine was
+     unreachable for --model-unreachable-timeout; the rest is left unrun for --resume`,
+      )
+      .option("--dry-run", "check everything, print the plan (rollouts per agent, tasks), the commands it would start and the resolved config (secrets hidden); start and write nothing"),
   ),
   { perShard: true },
 ).action(async (overrides: string[], options) => (await import("./eval_run.js")).evalRun(overrides, options));

@@ -41,6 +41,7 @@ export interface RunFlags {
   modelServerCmd?: string;
   modelServerPort?: string;
   modelServerReadyTimeout: string;
+  modelUnreachableTimeout?: string;
   serve: boolean;
   processPerServer?: boolean;
   headUrl: string;
@@ -99,6 +100,10 @@ export function addRunOptions(command: Command, { perShard }: { perShard: boolea
     ),
     new Option("--model-server-port <port>", "port for --model-server-cmd (default: a free one)"),
     new Option("--model-server-ready-timeout <s>", "how long --model-server-cmd may take until GET /v1/models answers 200").default("900"),
+    new Option(
+      "--model-unreachable-timeout <s>",
+      "stop the run (exit 5, the rest left for --resume) when every replica of a model's engine has refused connections for this many seconds; a --model-server-cmd engine that exits stops it at once (config key: model_unreachable_timeout; default 60; 0: never)",
+    ),
     new Option("--no-serve", "do not start servers; collect against the ones a running head knows"),
     new Option("--process-per-server", "run each started instance in its own process"),
     new Option("--head-url <url>", "head server to use with --no-serve").default("http://127.0.0.1:11000"),
@@ -130,6 +135,12 @@ function rolloutTimeoutMs(value: unknown, fallbackS: number): number | undefined
   if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(`--rollout-timeout must be a number of seconds ≥ 0 (0 or none: no deadline), got ${JSON.stringify(value)}`);
   return seconds > 0 ? seconds * 1000 : undefined;
 }
+
+/**
+ * `--model-unreachable-timeout`: long enough for a blip or a load balancer's failover, short next to
+ * an allocation spent pushing every remaining rollout through retries against a dead engine.
+ */
+export const DEFAULT_MODEL_UNREACHABLE_TIMEOUT_S = 60;
 
 /** After this long with no rollout finished, say what is in flight (`--heartbeat`). */
 export const DEFAULT_HEARTBEAT_S = 60;
@@ -228,6 +239,8 @@ export interface RunOptions {
   /** Deadline of one whole rollout; undefined: none. */
   rolloutTimeoutMs?: number;
   heartbeatS: number;
+  /** How long every replica of an engine may refuse connections before the run stops (0: never). */
+  modelUnreachableTimeoutS: number;
   modelReadyTimeoutS: number;
   addSeed: boolean;
   /** NeMo-Skills random seeds; undefined = one set of repeats (seed 0). */
@@ -261,6 +274,7 @@ export async function parseRunOptions(flags: Partial<RunFlags>, settings: Record
   const rolloutTimeout = rolloutTimeoutMs(flags.rolloutTimeout ?? settings.rollout_timeout, DEFAULT_ROLLOUT_TIMEOUT_S);
   const heartbeatS = nonNegativeNumber("--heartbeat", flags.heartbeat ?? settings.heartbeat) ?? DEFAULT_HEARTBEAT_S;
   const modelReadyTimeoutS = nonNegativeNumber("--model-ready-timeout", flags.modelReadyTimeout) ?? 30;
+  const modelUnreachableTimeoutS = nonNegativeNumber("--model-unreachable-timeout", flags.modelUnreachableTimeout ?? settings.model_unreachable_timeout) ?? DEFAULT_MODEL_UNREACHABLE_TIMEOUT_S;
   const addSeed = Boolean(flags.numRepeatsAddSeed ?? settings.num_repeats_add_seed);
   const seeds = parseSeeds(flags, settings);
 
@@ -286,6 +300,7 @@ export async function parseRunOptions(flags: Partial<RunFlags>, settings: Record
     maxAttempts,
     rolloutTimeoutMs: rolloutTimeout,
     heartbeatS,
+    modelUnreachableTimeoutS,
     modelReadyTimeoutS,
     addSeed,
     seeds,

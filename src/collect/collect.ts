@@ -3,11 +3,11 @@
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { call, CallError, joinUrl, truncate, type RetryPolicy } from "../http/client.js";
 import { accountFor, type Accounting } from "./accounting.js";
-import { runScheduler, type Execute, type FailureLimit, type Progress, type Stall, type WorkItem } from "./scheduler.js";
+import { runScheduler, type EngineGate, type Execute, type FailureLimit, type Progress, type Stall, type WorkItem } from "./scheduler.js";
 import { ensureParentFolder } from "../config/file_errors.js";
 import { extendPlan } from "./extend.js";
 import { fingerprintOf, writeFingerprint, type PlanFingerprint } from "./fingerprint.js";
-import { readLedger, repairTornLine, type Ledger } from "./ledger.js";
+import { hasTornLine, readLedger, repairTornLine, type Ledger } from "./ledger.js";
 import { scanLines } from "./line_scan.js";
 import { pairKey, pairOfLine } from "./lines.js";
 import { planRows, writePlan, type RepeatsSpec, type Shard } from "./plan.js";
@@ -16,7 +16,7 @@ import { siblingPaths } from "./paths.js";
 import { checkRunFiles, once, type RunFiles } from "./run_files.js";
 import { computeRunMetrics, type AgentMetricsSummary } from "./run_metrics.js";
 
-export type { Progress, Stall } from "./scheduler.js";
+export type { EngineGate, Progress, Stall } from "./scheduler.js";
 
 /**
  * The default deadline of one whole rollout. Without one, a wedged agent or tool holds its slot for
@@ -66,6 +66,8 @@ export interface CollectOptions {
   /** See `onStall`: how long without a finished rollout before it is called. */
   stallMs?: number;
   onStall?: (stall: Stall) => void;
+  /** Stops the run at once when the engine is gone, leaving the rest unrun (see EngineGate). */
+  engine?: EngineGate;
 }
 
 export interface CollectSummary {
@@ -73,6 +75,10 @@ export interface CollectSummary {
   /** Rollouts run by this invocation. */
   ran: { succeeded: number; failed: number };
   stoppedEarly: boolean;
+  /** Why the run stopped because its engine became unavailable. */
+  engineDown?: string;
+  /** Rollouts in flight when the engine went away: not recorded, left to `--resume`. */
+  dropped: number;
   metrics: AgentMetricsSummary[];
   paths: ReturnType<typeof siblingPaths>;
   elapsedMs: number;
@@ -86,6 +92,43 @@ function isFinal(ledger: Ledger, key: number, maxAttempts: number): boolean {
   if (ledger.successes.count(key) > 0) return true;
   const failure = ledger.failures.get(key);
   return failure !== undefined && (failure.terminal || failure.attempt + 1 >= maxAttempts);
+}
+
+/**
+ * How far the run at `outputPath` is, read from its files alone (nothing is written): the planned
+ * pairs and those without a final outcome. Undefined when there is no plan yet.
+ */
+export async function planProgress(outputPath: string, maxAttempts: number): Promise<{ planned: number; pending: number } | undefined> {
+  const paths = siblingPaths(outputPath);
+  if (!existsSync(paths.materialized)) return undefined;
+  // A torn last line is a rollout that will run again once the line is cut off.
+  const torn = hasTornLine(paths.output) || hasTornLine(paths.failures) ? 1 : 0;
+  const ledger = await readLedger(paths.output, paths.failures);
+  let planned = 0;
+  let pending = 0;
+  for (const { text } of scanLines(paths.materialized)) {
+    planned++;
+    const pair = pairOfLine(text);
+    if (!pair || !isFinal(ledger, pairKey(pair[0], pair[1]), maxAttempts)) pending++;
+  }
+  return { planned, pending: Math.min(planned, pending + torn) };
+}
+
+/**
+ * A `--resume` with nothing left to run (every planned pair has its final outcome and the metrics
+ * were written): its summary from the files, so the caller can report and exit without starting any
+ * server or the engine. Undefined when there is work (or metrics) left, or no plan. Writes only the
+ * `.done` marker, when the run is complete and it is missing.
+ */
+export async function finishedRun(outputPath: string, maxAttempts: number, shardLabel?: string): Promise<CollectSummary | undefined> {
+  const started = Date.now();
+  const paths = siblingPaths(outputPath);
+  const progress = await planProgress(outputPath, maxAttempts);
+  if (!progress || progress.pending > 0 || !existsSync(paths.metrics)) return undefined;
+  const accounting = await accountFor(paths.materialized, await readLedger(paths.output, paths.failures));
+  const complete = accounting.missing.count === 0 && accounting.duplicated.count === 0;
+  if (complete && !existsSync(paths.done)) writeFileSync(paths.done, `${JSON.stringify({ shard: shardLabel ?? null, ...accounting }, null, 2)}\n`);
+  return { accounting, ran: { succeeded: 0, failed: 0 }, stoppedEarly: false, dropped: 0, metrics: [], paths, elapsedMs: Date.now() - started };
 }
 
 /** Streams the plan, skipping pairs with a final outcome, and numbering re-attempts. */
@@ -139,6 +182,7 @@ export interface PlannedRunOptions {
   onNotice?: (message: string) => void;
   stallMs?: number;
   onStall?: (stall: Stall) => void;
+  engine?: EngineGate;
 }
 
 /** Plan → (resume: read what is done) → run the rest → account from disk → metrics. */
@@ -201,6 +245,7 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
     onProgress: options.onProgress,
     stallMs: options.stallMs,
     onStall: options.onStall,
+    engine: options.engine,
   });
 
   const accounting = await accountFor(paths.materialized, await readLedger(paths.output, paths.failures));
@@ -217,6 +262,8 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
     accounting,
     ran: { succeeded: scheduled.succeeded, failed: scheduled.failed },
     stoppedEarly: scheduled.stoppedEarly,
+    ...(scheduled.engineDown !== undefined ? { engineDown: scheduled.engineDown } : {}),
+    dropped: scheduled.dropped,
     metrics,
     paths,
     elapsedMs: Date.now() - started,

@@ -54,6 +54,21 @@ export function repairTornLine(path: string): number {
   }
 }
 
+/** Whether the file's last line lacks its newline (the writer died mid-line); read only. */
+export function hasTornLine(path: string): boolean {
+  if (!existsSync(path)) return false;
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function* lines(path: string): Generator<string> {
   if (!existsSync(path)) return;
   for (const line of scanLines(path)) yield line.text;

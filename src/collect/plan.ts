@@ -192,6 +192,54 @@ async function taskWidths(options: PlanOptions, materializerOptions: Constructor
   return widths;
 }
 
+/** What a plan would hold, per agent: its tasks and its rollouts (pairs). */
+export interface PlanPreview {
+  total: number;
+  tasks: number;
+  agents: Map<string, { tasks: number; rollouts: number }>;
+  warnings: string[];
+}
+
+/**
+ * Everything `writePlan` checks — every line parsed and validated, every row routed to an agent the
+ * config defines, the repeats map against those agents, a shard that gets no task — and what the plan
+ * would hold, without writing anything: run before the engine or any server starts, and by --dry-run.
+ */
+export async function previewPlan(options: Omit<PlanOptions, "planPath">): Promise<PlanPreview> {
+  const planOptions = { ...options, planPath: "" };
+  const agents = await scanAgents(planOptions);
+  const { repeatsOf, warnings } = resolveRepeats(options.repeats, agents);
+  const materializer = new Materializer({ file: options.inputPath, numRepeats: repeatsOf, defaultAgent: options.defaultAgent, knownAgents: options.knownAgents });
+  const perAgent = new Map<string, { tasks: Set<number>; rollouts: number }>();
+  const allTasks = new Set<number>();
+  const shardTasks = new Set<number>();
+  let total = 0;
+  let rows = 0;
+  for await (const line of inputLines(planOptions)) {
+    if (options.limit !== undefined && rows >= options.limit) break;
+    rows++;
+    const started = materializer.start(line);
+    allTasks.add(started.task);
+    if (options.shard && started.task % options.shard.count !== options.shard.index) continue;
+    const agent = (started.row.agent_ref as { name: string }).name;
+    const entry = perAgent.get(agent) ?? { tasks: new Set<number>(), rollouts: 0 };
+    entry.tasks.add(started.task);
+    // Each seed is one more full set of the repeats (see `seeds`).
+    const rollouts = started.repeats * (options.seeds?.length ?? 1);
+    entry.rollouts += rollouts;
+    perAgent.set(agent, entry);
+    shardTasks.add(started.task);
+    total += rollouts;
+  }
+  if (total === 0) throw new PlanError(emptyPlanMessage(planOptions, rows, allTasks.size));
+  return {
+    total,
+    tasks: shardTasks.size,
+    agents: new Map([...perAgent].map(([agent, e]) => [agent, { tasks: e.tasks.size, rollouts: e.rollouts }])),
+    warnings,
+  };
+}
+
 /** Why a plan came out empty, in the user's terms: an empty file, a --limit, or a shard with no task. */
 function emptyPlanMessage(options: PlanOptions, rows: number, tasks: number): string {
   if (rows === 0) return `${options.inputPath} has no rows (no non-blank lines): there is nothing to run`;

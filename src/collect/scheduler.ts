@@ -50,6 +50,24 @@ export interface SchedulerOptions {
   /** After this long with no item finishing, `onStall` is told what is in flight (again every as long); 0 or undefined = never. */
   stallMs?: number;
   onStall?: (stall: Stall) => void;
+  /** Stops the run when the engine is gone (see EngineGate); without it every item runs. */
+  engine?: EngineGate;
+}
+
+/**
+ * What the scheduler knows of the engine behind the agents. Once `signal` is aborted no more work is
+ * admitted, the items in flight are aborted, and their failures are not written: the pairs stay
+ * unrun (missing), so `--resume` after a restart runs exactly them. A failure while the engine is
+ * reachable is the rollout's own and is written as always.
+ */
+export interface EngineGate {
+  /** Aborted, with an Error saying why, when the engine is declared unavailable. */
+  readonly signal: AbortSignal;
+  /**
+   * Asked after an item failed: resolves true when the engine is (or is then declared) unavailable,
+   * so the failure was the engine's; false when the engine answers.
+   */
+  failedBecauseDown(): Promise<boolean>;
 }
 
 export interface Progress {
@@ -80,6 +98,10 @@ export interface SchedulerResult {
   failed: number;
   /** The run stopped admitting work because failures passed `maxFailures`. */
   stoppedEarly: boolean;
+  /** Why the engine was declared unavailable, when that stopped the run. */
+  engineDown?: string;
+  /** Items that failed because the engine went away: not written, left to a resume. */
+  dropped: number;
   elapsedMs: number;
 }
 
@@ -164,6 +186,8 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
   let succeeded = 0;
   let failed = 0;
   let stoppedEarly = false;
+  let dropped = 0;
+  const engine = options.engine;
   const rewards = new Map<string, { sum: number; n: number }>();
   const iterator = options.items[Symbol.asyncIterator]();
 
@@ -217,6 +241,10 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
     let outcome: Outcome | undefined;
     const controller = new AbortController();
     const timer = options.deadlineMs ? setTimeout(() => controller.abort(new DeadlineError(options.deadlineMs!)), options.deadlineMs) : undefined;
+    // The engine going away aborts every item in flight (a listener removed after the item, rather
+    // than AbortSignal.any, so nothing accumulates on the run-long signal).
+    const onEngineDown = () => controller.abort(engine!.signal.reason);
+    engine?.signal.addEventListener("abort", onEngineDown, { once: true });
     inFlight.set(item, Date.now());
     try {
       const reply = await options.execute(item, controller.signal);
@@ -240,10 +268,17 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
       r.n++;
       rewards.set(item.agent, r);
     } catch (error) {
-      const failure = classifyFailure(controller.signal.aborted ? controller.signal.reason : error);
-      outcome = { ok: false, item, line: writeFailure(item, failure), failure };
-      if (limitReached(failed, options.total, options.maxFailures)) stoppedEarly = true;
+      const deadlinePassed = controller.signal.aborted && controller.signal.reason instanceof DeadlineError;
+      if (engine && (engine.signal.aborted || (!deadlinePassed && (await engine.failedBecauseDown())))) {
+        // The engine's failure, not the rollout's: nothing is written, the pair stays for a resume.
+        dropped++;
+      } else {
+        const failure = classifyFailure(controller.signal.aborted ? controller.signal.reason : error);
+        outcome = { ok: false, item, line: writeFailure(item, failure), failure };
+        if (limitReached(failed, options.total, options.maxFailures)) stoppedEarly = true;
+      }
     } finally {
+      engine?.signal.removeEventListener("abort", onEngineDown);
       if (timer) clearTimeout(timer);
       inFlight.delete(item);
       lastFinished = Date.now();
@@ -255,9 +290,10 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
   };
 
   const worker = async () => {
-    while (!stoppedEarly) {
+    while (!stoppedEarly && !engine?.signal.aborted) {
       const next = await iterator.next();
-      if (next.done) return;
+      // An item pulled while the engine went away stays unrun.
+      if (next.done || engine?.signal.aborted) return;
       await runItem(next.value);
     }
   };
@@ -269,5 +305,10 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
     if (outFd !== undefined) closeSync(outFd);
     if (failuresFd !== undefined) closeSync(failuresFd);
   }
-  return { succeeded, failed, stoppedEarly, elapsedMs: Date.now() - started };
+  const engineDown = engine?.signal.aborted ? describeReason(engine.signal.reason) : undefined;
+  return { succeeded, failed, stoppedEarly, ...(engineDown !== undefined ? { engineDown } : {}), dropped, elapsedMs: Date.now() - started };
+}
+
+function describeReason(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
 }

@@ -37,6 +37,7 @@ export const KNOWN_SETTINGS: Readonly<Record<string, readonly ConfigCommand[]>> 
   max_attempts: RUN,
   rollout_timeout: RUN,
   heartbeat: RUN,
+  model_unreachable_timeout: RUN,
   shard: ["eval run"],
   responses_create_params: RUN,
   agent_name: RUN,

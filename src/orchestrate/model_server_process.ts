@@ -64,6 +64,8 @@ export interface ModelServerOptions {
   logPath: string;
   /** Told when the server dies after it was ready (rollouts will then fail with connection errors). */
   onNotice?: (message: string) => void;
+  /** Told, with what happened ("was killed by SIGKILL"), when the server ends by itself after it was ready. */
+  onDied?: (description: string) => void;
 }
 
 export interface ModelServer {
@@ -110,7 +112,10 @@ export function launchModelServer(options: ModelServerOptions): ModelServer {
     if (message.pid) pid = message.pid;
     if (message.exited) {
       exited = message;
-      if (isReady) options.onNotice?.(`the model server ${describeExit(message)} during the run; see ${options.logPath}`);
+      if (isReady) {
+        options.onNotice?.(`the model server ${describeExit(message)} during the run; see ${options.logPath}`);
+        options.onDied?.(describeExit(message));
+      }
     }
   });
   watchdog.once("exit", (code, signal) => {
