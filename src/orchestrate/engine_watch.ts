@@ -7,6 +7,7 @@
 // The replicas are probed with `GET <base>/models` every few seconds (every second while one is
 // unreachable), and at once whenever a rollout fails, so the scheduler can tell a rollout's own
 // failure from one the engine caused. (No upstream counterpart: NeMo Gym at 07d6b0d has no such stop.)
+import { setMaxListeners } from "node:events";
 import { call, CallError, joinUrl, NO_RETRY } from "../http/client.js";
 import { sleep } from "../http/timing.js";
 import { redactUrl } from "../config/url_secrets.js";
@@ -40,8 +41,16 @@ export class EngineUnavailableError extends Error {
   }
 }
 
+/** A run-long signal that every rollout in flight listens to (one listener each, removed after it). */
+function runLongController(): AbortController {
+  const controller = new AbortController();
+  // As many listeners as rollouts in flight (--concurrency): not a leak, so no warning past Node's 10.
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
 export class EngineWatch implements EngineGate {
-  private readonly controller = new AbortController();
+  private readonly controller = runLongController();
   private readonly replicas: Replica[];
   private readonly options: Required<Omit<EngineWatchOptions, "onNotice">> & Pick<EngineWatchOptions, "onNotice">;
   private timer: NodeJS.Timeout | undefined;
