@@ -37,7 +37,9 @@ for (const layout of ["one process", "process per server"]) {
     it("starts, reports healthy, serves --no-serve collection, and stops on SIGTERM leaving no process", async () => {
       const headPort = await freePort();
       const headUrl = `http://127.0.0.1:${headPort}`;
-      const args = ["env", "start", "--resources-server", "example_session_state_mgmt", "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "--head-port", String(headPort)];
+      // One layout names the head as NeMo Gym configs do (`head_server`), the other with the flags.
+      const head = layout === "one process" ? [`++head_server={host: 127.0.0.1, port: ${headPort}}`] : ["--head-port", String(headPort)];
+      const args = ["env", "start", "--resources-server", "example_session_state_mgmt", "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", ...head];
       if (layout === "process per server") args.push("--process-per-server");
       const server = startGym(args);
       const table = await waitForOutput(server, (t) => t.includes("head server:"));
@@ -58,8 +60,7 @@ for (const layout of ["one process", "process per server"]) {
         "eval",
         "run",
         "--no-serve",
-        "--head-url",
-        headUrl,
+        ...(layout === "one process" ? [`++head_server.port=${headPort}`] : ["--head-url", headUrl]),
         "--agent",
         "example_session_state_mgmt_simple_agent",
         "-i",

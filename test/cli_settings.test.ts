@@ -58,13 +58,13 @@ describe("settings keys", () => {
   });
 
   it("accepts NeMo Gym keys that mean nothing here, with one warning line each", async () => {
-    const result = await runGym([...resolveArgs(), "+wandb_project=p", "+wandb_api_key=k", "++head_server.port=11000"]);
+    const result = await runGym([...resolveArgs(), "+wandb_project=p", "+wandb_api_key=k", "+default_host=0.0.0.0"]);
     expect(result.code).toBe(0);
     const warnings = result.stderr.split("\n").filter((l) => l.startsWith("gym: warning:"));
     expect(warnings).toHaveLength(3);
     expect(warnings[0]).toContain("`wandb_project` (from command-line override `+wandb_project=p`) is a NeMo Gym setting that has no effect in Gymkit");
-    expect(result.stderr).toContain("`head_server`");
-    expect(result.stderr).toContain("--head-port");
+    expect(result.stderr).toContain("`default_host`");
+    expect(result.stderr).toContain("servers bind 127.0.0.1 unless an instance sets `host`");
   });
 
   it("refuses NeMo Gym keys whose absence would change what runs", async () => {

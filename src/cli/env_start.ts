@@ -3,19 +3,21 @@ import { startServers } from "../orchestrate/start.js";
 import { resolve as resolvePath } from "node:path";
 import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { UsageError } from "./exit.js";
+import { headServerOf } from "./run_options.js";
 import { table } from "./table.js";
 
 interface EnvStartOptions extends CliConfigOptions {
-  headHost: string;
-  headPort: string;
+  headHost?: string;
+  headPort?: string;
   processPerServer?: boolean;
   logDir?: string;
 }
 
 export async function envStart(overrides: string[], options: EnvStartOptions): Promise<void> {
-  const headPort = Number(options.headPort);
-  if (!Number.isInteger(headPort) || headPort < 0 || headPort > 65535) throw new UsageError(`--head-port must be a port number, got ${options.headPort}`);
   const resolved = await resolveCliConfig(overrides, options, { command: "env start" });
+  const head = headServerOf(resolved.config);
+  const headPort = options.headPort === undefined ? head.port : Number(options.headPort);
+  if (!Number.isInteger(headPort) || headPort < 0 || headPort > 65535) throw new UsageError(`--head-port must be a port number, got ${options.headPort}`);
   if (resolved.instances.length === 0) throw new UsageError("the config defines no servers; pass --config FILE or --resources-server ID");
   const configLogDir = resolved.config.nemo_gym_log_dir;
   const logDir = resolvePath(options.logDir ?? (typeof configLogDir === "string" && configLogDir !== "" ? configLogDir : "gym_logs"));
@@ -26,7 +28,7 @@ export async function envStart(overrides: string[], options: EnvStartOptions): P
     pythonLogDir: logDir,
     // Echoed as NeMo Gym shows them, `(instance) line`; its servers prefix most lines themselves.
     onServerLine: (name, line) => process.stderr.write(line.startsWith(`(${name}) `) ? `${line}\n` : `(${name}) ${line}\n`),
-    headHost: options.headHost,
+    headHost: options.headHost ?? head.host,
     headPort,
     processPerServer: options.processPerServer,
     globalConfig: resolved.redacted,

@@ -23,7 +23,7 @@ import { agentNamesOf, checkBeforeStart, renderDryRun } from "../orchestrate/run
 import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
 import { describeRetries, ProgressPrinter } from "./progress.js";
-import { parseModelServerFlags, parseRunOptions, parseShardAndResume, type RunFlags } from "./run_options.js";
+import { headUrlOf, parseModelServerFlags, parseRunOptions, parseShardAndResume, type RunFlags } from "./run_options.js";
 
 type EvalRunOptions = CliConfigOptions & RunFlags & { dryRun?: boolean };
 
@@ -41,6 +41,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const impliedSplit = options.benchmark !== undefined && [options.split, settings.split, options.input, settings.input_jsonl_fpath].every((v) => v === undefined);
   const run = await parseRunOptions(impliedSplit ? { ...options, split: "benchmark" } : options, settings);
   const { split, input, output, prompt } = run;
+  const headUrl = headUrlOf(options.headUrl, settings);
   const { shard, resume, extend, overwrite } = await parseShardAndResume(options, settings);
   const defaultAgent = options.agent ?? (settings.agent_name as string | undefined) ?? resolved.onlyAgentOfResourcesServer;
 
@@ -85,11 +86,11 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
 
   // Then everything else that needs no server: agents, the whole input and maps, the ports, and
   // whether a --resume has anything left to run. Only then does the engine (minutes, for vLLM) start.
-  const headInstances = options.serve ? undefined : await fetchInstances(options.headUrl);
+  const headInstances = options.serve ? undefined : await fetchInstances(headUrl);
   const knownAgents = headInstances ? new Set(agentUrlsOf(headInstances).keys()) : agentNamesOf(resolved.instances);
   if (knownAgents.size === 0) throw new UsageError("the config defines no agent (responses_api_agents); add --resources-server ID or a config that defines one");
   if (headInstances && options.agent !== undefined && !knownAgents.has(options.agent)) {
-    throw new UsageError(`--agent ${options.agent}: the head server at ${redactUrl(options.headUrl)} runs no agent of that name; its agents: ${[...knownAgents].join(", ") || "(none)"}`);
+    throw new UsageError(`--agent ${options.agent}: the head server at ${redactUrl(headUrl)} runs no agent of that name; its agents: ${[...knownAgents].join(", ") || "(none)"}`);
   }
   const before = await checkBeforeStart({
     plan: { ...fileOptions, knownAgents },
@@ -106,7 +107,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
         ? { command: expandCommand(selfHosted.command, serverPort), port: serverPort, url: serverUrl, log: siblingPaths(resolvePath(output)).modelServerLog }
         : undefined;
     process.stdout.write(
-      renderDryRun({ input, output, shard, ...before, modelServer, instances: resolved.instances, redactedConfig: resolved.redacted, headUrl: options.serve ? undefined : options.headUrl }),
+      renderDryRun({ input, output, shard, ...before, modelServer, instances: resolved.instances, redactedConfig: resolved.redacted, headUrl: options.serve ? undefined : headUrl }),
     );
     return;
   }
@@ -177,7 +178,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       const instances = headInstances!;
       agentUrls = agentUrlsOf(instances);
       if (options.agent !== undefined && !agentUrls.has(options.agent)) {
-        throw new UsageError(`--agent ${options.agent}: the head server at ${redactUrl(options.headUrl)} runs no agent of that name; its agents: ${[...agentUrls.keys()].join(", ") || "(none)"}`);
+        throw new UsageError(`--agent ${options.agent}: the head server at ${redactUrl(headUrl)} runs no agent of that name; its agents: ${[...agentUrls.keys()].join(", ") || "(none)"}`);
       }
       retries = await RunRetries.start(instances);
     }

@@ -52,8 +52,8 @@ function configOptions(command: Command): Command {
 const env = program.command("env").description("start, inspect and resolve servers");
 
 configOptions(env.command("start").description("start the head server and every configured instance, until Ctrl-C"))
-  .option("--head-host <host>", "head server host", "127.0.0.1")
-  .option("--head-port <port>", "head server port (0 picks a free one)", "11000")
+  .option("--head-host <host>", "head server host (config key head_server.host; default 127.0.0.1)")
+  .option("--head-port <port>", "head server port, 0 picks a free one (config key head_server.port; default 11000)")
   .option("--process-per-server", "run each instance in its own process")
   .option("--log-dir <dir>", "where NeMo Gym Python servers' output goes, <dir>/<instance>.log (config key nemo_gym_log_dir; default: ./gym_logs)")
   .action(async (overrides: string[], options) => (await import("./env_start.js")).envStart(overrides, options));

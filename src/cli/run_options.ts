@@ -44,8 +44,26 @@ export interface RunFlags {
   modelUnreachableTimeout?: string;
   serve: boolean;
   processPerServer?: boolean;
-  headUrl: string;
+  headUrl?: string;
   quiet: boolean;
+}
+
+/** NeMo Gym's `head_server: {host, port}` (its default 127.0.0.1:11000), where a flag does not say otherwise. */
+export function headServerOf(settings: Record<string, unknown>): { host: string; port: number } {
+  const head = settings.head_server;
+  const given = head !== null && typeof head === "object" && !Array.isArray(head) ? (head as { host?: unknown; port?: unknown }) : {};
+  const host = typeof given.host === "string" && given.host !== "" ? given.host : "127.0.0.1";
+  const port = given.port === undefined || given.port === null ? 11000 : Number(given.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`head_server.port must be a port number, got ${JSON.stringify(given.port)}`);
+  return { host, port };
+}
+
+/** The head `--no-serve` asks: `--head-url`, else the config's `head_server`. */
+export function headUrlOf(flag: string | undefined, settings: Record<string, unknown>): string {
+  if (flag !== undefined) return flag;
+  const { host, port } = headServerOf(settings);
+  // A head listening on every interface is reached through loopback from here.
+  return `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`;
 }
 
 /** Flags each array task of `eval submit` sets itself (`--shard i/N`, `--resume`), so submit does not take them. */
@@ -106,7 +124,7 @@ export function addRunOptions(command: Command, { perShard }: { perShard: boolea
     ),
     new Option("--no-serve", "do not start servers; collect against the ones a running head knows"),
     new Option("--process-per-server", "run each started instance in its own process"),
-    new Option("--head-url <url>", "head server to use with --no-serve").default("http://127.0.0.1:11000"),
+    new Option("--head-url <url>", "head server to use with --no-serve (default: the config's head_server, else http://127.0.0.1:11000)"),
     new Option("--quiet", "no progress line").default(false),
   ];
   for (const option of options) if (perShard || !PER_SHARD_FLAGS.has(option.long!)) command.addOption(option);

@@ -54,11 +54,12 @@ export const KNOWN_SETTINGS: Readonly<Record<string, readonly ConfigCommand[]>> 
   uv_venv_dir: SERVE,
   ray_head_node_address: SERVE,
   nemo_gym_log_dir: ["env start", "env resolve"],
+  // `{host, port}`: where `gym env start` puts the head, and the head `eval run --no-serve` asks.
+  head_server: ["env start", "eval run"],
 };
 
 /** NeMo Gym keys that mean nothing in Gymkit: accepted, with a one-line warning (and what to use instead). */
 export const NO_EFFECT_SETTINGS: Readonly<Record<string, string>> = {
-  head_server: "set the head server with --head-host/--head-port (gym env start) or --head-url",
   default_host: "servers bind 127.0.0.1 unless an instance sets `host`",
   disallowed_ports: "Gymkit lets the system pick free ports",
   port_range_low: "Gymkit lets the system pick free ports",
