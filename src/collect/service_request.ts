@@ -1,6 +1,7 @@
 // A `POST /v1/rollouts` body turned into work: validated as a whole before the stream starts (so a bad
 // request is a 422 naming every bad row, never a stream that dies half-way), then expanded lazily into
-// work items with the collector's own materialiser — the same task indices, repeats, seeds and agent
+// work items with the collector's own materialiser (each row's task and rollout indices are booked
+// first, one entry per row, for the plan line) — the same task indices, repeats, seeds and agent
 // routing as `gym eval run` on the same rows. The request may ask for at most
 // MAX_ROLLOUTS_PER_REQUEST pairs, and its pairs are made one at a time as the scheduler admits them,
 // handing the event loop back every few hundred: a 1 KB request can neither exhaust memory nor stall
@@ -9,8 +10,9 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { z } from "zod";
 import { RequestValidationError, zodDetails, type ValidationDetail } from "../http/errors.js";
 import { DataRow, ResponsesCreateParams } from "../protocol/index.js";
+import { ROLLOUT_FORMATS } from "../protocol/rollout_service.js";
 import type { WorkItem } from "./scheduler.js";
-import { Materializer, repeatsOf as rowsOf } from "./materialize.js";
+import { Materializer, repeatsOf as rowsOf, type StartedLine } from "./materialize.js";
 import { pairKey } from "./lines.js";
 import { parseRepeatsSpec, resolveRepeats } from "./plan.js";
 
@@ -38,6 +40,10 @@ export const RolloutRequest = z.strictObject({
   /** Deadline of one whole rollout, in seconds. */
   // Absent: the same default deadline as `gym eval run` (DEFAULT_ROLLOUT_TIMEOUT_S); 0: none.
   rollout_timeout_s: z.number().nonnegative().optional(),
+  /** "raw" (default): each line is the scored rollout; "tokens": its token export (prompt/response ids, mask, logprobs, reward). */
+  format: z.enum(ROLLOUT_FORMATS).optional(),
+  /** Start the stream with a plan line (every requested pair), so a cut stream's missing pairs can be named. */
+  plan: z.boolean().optional(),
 });
 export type RolloutRequest = z.infer<typeof RolloutRequest>;
 
@@ -54,6 +60,10 @@ export interface RolloutPlan {
   keys: number[];
   /** Unused `num_repeats` keys and the like: reported in the summary. */
   warnings: string[];
+  /** Per request row, `[task, first rollout, count]`: the plan line. Filled by `start()`. */
+  pairs: Array<[number, number, number]>;
+  /** Books every row's task and rollout indices (one entry per row, not per rollout); call before `items()`. */
+  start(): Promise<void>;
   /** The work, made lazily (iterate once). */
   items(): AsyncGenerator<WorkItem>;
 }
@@ -126,15 +136,30 @@ export function planRollouts(request: RolloutRequest, agents: ReadonlySet<string
   };
 
   const keys: number[] = [];
+  const pairs: Array<[number, number, number]> = [];
+  const started: StartedLine[] = [];
   return {
     requested,
     keys,
     warnings,
-    async *items() {
+    pairs,
+    async start() {
       const materializer = makeMaterializer();
       let sinceTurn = 0;
       for (const line of lines()) {
-        for (const row of rowsOf(materializer.start(line))) {
+        const begun = materializer.start(line);
+        started.push(begun);
+        pairs.push([begun.task, begun.firstRollout, begun.repeats]);
+        if (++sinceTurn >= ITEMS_PER_TURN) {
+          sinceTurn = 0;
+          await nextTurn();
+        }
+      }
+    },
+    async *items() {
+      let sinceTurn = 0;
+      for (const begun of started) {
+        for (const row of rowsOf(begun)) {
           if (request.num_repeats_add_seed) row.responses_create_params = { ...(row.responses_create_params as object), seed: row._ng_rollout_index };
           keys.push(pairKey(row._ng_task_index, row._ng_rollout_index));
           yield { task: row._ng_task_index, rollout: row._ng_rollout_index, agent: row.agent_ref.name, attempt: 0, row };
