@@ -111,7 +111,7 @@ describe.skipIf(!python)("gymkit for Python (needs python3)", () => {
 
     const suite = await runPython(["-m", "unittest", "-v", "tests.test_service"], { cwd: PYTHON_DIR, env });
     expect(suite.code, suite.out).toBe(0);
-    expect(suite.out).toMatch(/Ran 9 tests/);
+    expect(suite.out).toMatch(/Ran 10 tests/);
     expect(suite.out).not.toMatch(/skipped/);
 
     // The token rows are what Gymkit's own export makes of the raw rollouts of the same rows.

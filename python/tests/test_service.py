@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import unittest
 
 from gymkit import RolloutServiceError, RolloutsIncomplete, collect_rollouts, stream_rollouts
@@ -66,6 +67,19 @@ class CompleteBatch(unittest.TestCase):
         self.assertEqual(sorted(seen), [(0, 0), (1, 0)])
         self.assertEqual(stream.summary["succeeded"], 2)
         self.assertEqual(stream.plan["pairs"], [[0, 0, 1], [1, 0, 1]])
+
+
+    def test_the_documented_example_runs(self):
+        doc_path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "rollout-service.md")
+        with open(doc_path, encoding="utf-8") as handle:
+            blocks = re.findall(r"```python\n(.*?)```", handle.read(), re.S)
+        example = next(b for b in blocks if "from gymkit import" in b)
+        self.assertIn('url = "http://127.0.0.1:11000"', example)
+        trained = []
+        scope = {"rows": groups()["clean"][:2], "train_on": trained.append, "print": lambda *a: None}
+        exec(example.replace('url = "http://127.0.0.1:11000"', f"url = {URL!r}"), scope)
+        self.assertEqual(len(scope["rollouts"]), 16)
+        self.assertEqual(sorted((r["_ng_task_index"], r["_ng_rollout_index"]) for r in trained), [(0, 0), (1, 0)])
 
 
 @unittest.skipUnless(URL and ROWS_FILE and OUT, "needs a running gym serve (run by test/python_client.test.ts)")
