@@ -70,11 +70,11 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
     const agentUrls = await options.agents();
     if (agentUrls.size === 0) throw new HttpError(503, "no agent is running: start servers whose config defines a responses_api_agents instance");
     const plan = planRollouts(body, new Set(agentUrls.keys()));
-    await plan.start();
-    await stream(reply, body, plan, agentUrls);
+    const planLine: PlanLine | undefined = body.plan ? { type: "plan", requested: plan.requested, format: body.format ?? "raw", pairs: await plan.pairs() } : undefined;
+    await stream(reply, body, plan, agentUrls, planLine);
   });
 
-  async function stream(reply: FastifyReply, body: RolloutRequest, plan: RolloutPlan, agentUrls: ReadonlyMap<string, string>): Promise<void> {
+  async function stream(reply: FastifyReply, body: RolloutRequest, plan: RolloutPlan, agentUrls: ReadonlyMap<string, string>, planLine: PlanLine | undefined): Promise<void> {
     const started = Date.now();
     const res = reply.raw;
     reply.hijack();
@@ -85,8 +85,7 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
       if (!res.destroyed) res.write(line);
     };
     const format = body.format ?? "raw";
-    const planLine: PlanLine = { type: "plan", requested: plan.requested, format, pairs: plan.pairs };
-    if (body.plan) write(`${JSON.stringify(planLine)}\n`);
+    if (planLine) write(`${JSON.stringify(planLine)}\n`);
 
     stats.active_requests++;
     const succeeded = new Set<number>();

@@ -1,7 +1,7 @@
 // A `POST /v1/rollouts` body turned into work: validated as a whole before the stream starts (so a bad
 // request is a 422 naming every bad row, never a stream that dies half-way), then expanded lazily into
-// work items with the collector's own materialiser (each row's task and rollout indices are booked
-// first, one entry per row, for the plan line) — the same task indices, repeats, seeds and agent
+// work items with the collector's own materialiser (and, for the plan line, each row's task and
+// rollout indices, one entry per row) — the same task indices, repeats, seeds and agent
 // routing as `gym eval run` on the same rows. The request may ask for at most
 // MAX_ROLLOUTS_PER_REQUEST pairs, and its pairs are made one at a time as the scheduler admits them,
 // handing the event loop back every few hundred: a 1 KB request can neither exhaust memory nor stall
@@ -12,7 +12,7 @@ import { RequestValidationError, zodDetails, type ValidationDetail } from "../ht
 import { DataRow, ResponsesCreateParams } from "../protocol/index.js";
 import { ROLLOUT_FORMATS } from "../protocol/rollout_service.js";
 import type { WorkItem } from "./scheduler.js";
-import { Materializer, repeatsOf as rowsOf, type StartedLine } from "./materialize.js";
+import { Materializer, repeatsOf as rowsOf } from "./materialize.js";
 import { pairKey } from "./lines.js";
 import { parseRepeatsSpec, resolveRepeats } from "./plan.js";
 
@@ -60,10 +60,8 @@ export interface RolloutPlan {
   keys: number[];
   /** Unused `num_repeats` keys and the like: reported in the summary. */
   warnings: string[];
-  /** Per request row, `[task, first rollout, count]`: the plan line. Filled by `start()`. */
-  pairs: Array<[number, number, number]>;
-  /** Books every row's task and rollout indices (one entry per row, not per rollout); call before `items()`. */
-  start(): Promise<void>;
+  /** Per request row, `[task, first rollout, count]` (the plan line): one entry per row, not per rollout. */
+  pairs(): Promise<Array<[number, number, number]>>;
   /** The work, made lazily (iterate once). */
   items(): AsyncGenerator<WorkItem>;
 }
@@ -136,30 +134,30 @@ export function planRollouts(request: RolloutRequest, agents: ReadonlySet<string
   };
 
   const keys: number[] = [];
-  const pairs: Array<[number, number, number]> = [];
-  const started: StartedLine[] = [];
   return {
     requested,
     keys,
     warnings,
-    pairs,
-    async start() {
+    async pairs() {
+      // A materialiser of its own: the same rows give the same indices as items() will, and no row is kept.
       const materializer = makeMaterializer();
+      const pairs: Array<[number, number, number]> = [];
       let sinceTurn = 0;
       for (const line of lines()) {
         const begun = materializer.start(line);
-        started.push(begun);
         pairs.push([begun.task, begun.firstRollout, begun.repeats]);
         if (++sinceTurn >= ITEMS_PER_TURN) {
           sinceTurn = 0;
           await nextTurn();
         }
       }
+      return pairs;
     },
     async *items() {
+      const materializer = makeMaterializer();
       let sinceTurn = 0;
-      for (const begun of started) {
-        for (const row of rowsOf(begun)) {
+      for (const line of lines()) {
+        for (const row of rowsOf(materializer.start(line))) {
           if (request.num_repeats_add_seed) row.responses_create_params = { ...(row.responses_create_params as object), seed: row._ng_rollout_index };
           keys.push(pairKey(row._ng_task_index, row._ng_rollout_index));
           yield { task: row._ng_task_index, rollout: row._ng_rollout_index, agent: row.agent_ref.name, attempt: 0, row };
