@@ -4,7 +4,7 @@
 // rollouts), a failing agent, non-contiguous token paths, a malformed request, and the service
 // killed mid-stream. The model is the fake token engine (real Qwen3 token ids); everything else is real.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -60,6 +60,7 @@ const policy: RawPolicy = ({ promptText }) => {
 describe.skipIf(!python)("gymkit for Python (needs python3)", () => {
   it.skipIf(!pip)("installs with `pip install --no-index` and imports with only the standard library", async () => {
     const target = mkdtempSync(join(tmpdir(), "gymkit-pip-"));
+    onTeardown(async () => rmSync(target, { recursive: true, force: true }));
     const install = await runPython(["-m", "pip", "install", "--disable-pip-version-check", "--no-index", "--no-cache-dir", "--target", target, PYTHON_DIR], { cwd: target });
     expect(install.code, install.out).toBe(0);
     expect(existsSync(join(target, "gymkit", "client.py"))).toBe(true);
@@ -105,6 +106,7 @@ describe.skipIf(!python)("gymkit for Python (needs python3)", () => {
     const serviceUrl = /rollout service: (http:\/\/\S+)\/v1\/rollouts/.exec(stdout)![1]!;
 
     const dir = mkdtempSync(join(tmpdir(), "gymkit-python-"));
+    onTeardown(async () => rmSync(dir, { recursive: true, force: true }));
     const rowsFile = join(dir, "rows.json");
     writeFileSync(rowsFile, JSON.stringify({ clean: rows("CLEAN", 4), messy: rows("MESSY", 2), fail: rows("FAIL", 2), slow: rows("SLOW", 3) }));
     const env = { PYTHONPATH: PYTHON_DIR, PYTHONDONTWRITEBYTECODE: "1", GYMKIT_SERVICE_URL: serviceUrl, GYMKIT_TEST_ROWS: rowsFile, GYMKIT_TEST_OUT: dir };
