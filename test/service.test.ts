@@ -1,8 +1,8 @@
 // The rollout service on a real head server (in-process servers, real sockets, only the engine faked):
 // it streams every rollout then a summary, names missing pairs and ends with an error line when
 // rollouts fail, refuses bad requests before streaming, cancels in-flight rollouts down to the engine
-// when the client hangs up, and the documented Python snippet raises on missing rows.
-import { execFileSync, spawn } from "node:child_process";
+// when the client hangs up, and answers token exports (format "tokens") behind an optional plan line.
+// (The Python client is tested against `gym serve` in python_client.test.ts.)
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +14,7 @@ import { rolloutDeadlineMs } from "../src/collect/service.js";
 import { call, callJson, closeDispatcher, NO_RETRY } from "../src/http/client.js";
 import { startServers, type RunningServers } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine, type FakeEngineOptions } from "./doubles/fake_engine.js";
-import { REPO_ROOT, NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
+import { NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -160,39 +160,24 @@ describe("POST /v1/rollouts on the head server", () => {
     expect(received.sort()).toEqual(["0:0", "2:0", "3:0", "5:0"]);
   });
 
-  const python = (() => {
-    try {
-      execFileSync("python3", ["-c", "import requests"], { stdio: "ignore" });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
-
-  it.skipIf(!python)("the documented Python snippet returns every row, and raises on missing rows", async () => {
-    const doc = readFileSync(join(REPO_ROOT, "docs", "rollout-service.md"), "utf8");
-    const snippet = /```python\n([\s\S]*?)```/.exec(doc)![1]!;
-    const script = join(dir, "client.py");
-    writeFileSync(
-      script,
-      `${snippet}\nimport sys\nrows = json.load(open(sys.argv[2]))\ntry:\n    got = run_rollouts(sys.argv[1], rows, num_repeats=2)\n    print(json.dumps({"ok": len(got)}))\nexcept RolloutsIncomplete as e:\n    print(json.dumps({"raised": str(e)}))\n`,
-    );
-    const runPython = async (rows: unknown[]) => {
-      const rowsPath = join(dir, `rows_${rows.length}.json`);
-      writeFileSync(rowsPath, JSON.stringify(rows));
-      const child = spawn("python3", [script, servers.headUrl, rowsPath], { stdio: ["ignore", "pipe", "pipe"] });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-      expect(err).toBe("");
-      expect(code).toBe(0);
-      return JSON.parse(out) as { ok?: number; raised?: string };
-    };
-    expect(await runPython(weatherRows(3))).toEqual({ ok: 6 });
-    const incomplete = await runPython(weatherRows(3, new Set([2])));
-    expect(incomplete.raised).toContain("2 of 6 rollouts missing: [(2, 0, 'model_error'), (2, 1, 'model_error')]");
+  it("starts with a plan line when asked, and with format tokens refuses rollouts without token ids as counted failures", async () => {
+    const rows = weatherRows(2);
+    rows.push(structuredClone(rows[0]!));
+    const { lines } = await rawStream(servers.headUrl, { rows, num_repeats: 2, plan: true, format: "tokens" });
+    // Identical rows share a task: the third row is task 0's rollouts 2 and 3.
+    expect(JSON.parse(lines[0]!)).toEqual({ type: "plan", requested: 6, format: "tokens", pairs: [[0, 0, 2], [1, 0, 2], [0, 2, 2]] });
+    // The fake engine returns no token ids: every rollout is a failure naming why, none is dropped silently.
+    const summary = JSON.parse(lines[1]!);
+    expect(summary).toMatchObject({ type: "summary", requested: 6, succeeded: 0, failed: 6, failure_classes: { tokens_unusable: 6 } });
+    expect(summary.missing[0].error).toContain("the rollout carries no token ids");
+    expect(JSON.parse(lines[2]!)).toMatchObject({ type: "error", code: "rollouts_missing" });
+    expect(lines).toHaveLength(3);
+    // Without `plan`, the stream is as before: rows, then the summary.
+    const plain = await rawStream(servers.headUrl, { rows: rows.slice(0, 1) });
+    expect(plain.lines.map((l) => JSON.parse(l).type ?? "row")).toEqual(["row", "summary"]);
+    const bad = await rawStream(servers.headUrl, { rows, format: "parquet" });
+    expect(bad.status).toBe(422);
+    expect(bad.lines[0]).toContain("format");
   });
 });
 

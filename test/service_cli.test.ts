@@ -142,5 +142,8 @@ describe("gym serve", () => {
     expect((error as Error).message).toMatch(/the rollout stream (broke|ended without a summary line)/);
     expect(received).toBeGreaterThan(0);
     expect(received).toBeLessThan(20);
+    // The plan line the client asked for lets it name every pair that never came.
+    expect((error as RolloutStreamError).missingPairs).toHaveLength(20 - received);
+    expect((error as Error).message).toContain("missing (task, rollout) ");
   });
 });

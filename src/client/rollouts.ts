@@ -11,11 +11,13 @@ import {
   REQUESTED_HEADER,
   ROLLOUTS_PATH,
   type MissingRollout,
+  type PlanLine,
+  type RolloutFormat,
   type RolloutSummary,
   type StreamErrorLine,
 } from "../protocol/rollout_service.js";
 
-export type { MissingRollout, RolloutSummary } from "../protocol/rollout_service.js";
+export type { MissingRollout, PlanLine, RolloutFormat, RolloutSummary } from "../protocol/rollout_service.js";
 
 export interface RolloutRequestBody {
   rows: Array<Record<string, unknown>>;
@@ -25,6 +27,10 @@ export interface RolloutRequestBody {
   agent?: string;
   num_repeats_add_seed?: boolean;
   rollout_timeout_s?: number;
+  /** "tokens": each row is the rollout's token export (prompt_ids, response_ids, response_mask, response_logprobs, reward). */
+  format?: RolloutFormat;
+  /** Ask for the plan line (the client does unless this is false): lets a broken stream name its missing pairs. */
+  plan?: boolean;
 }
 
 /** A rollout row: the verify reply plus `_ng_task_index`, `_ng_rollout_index`, `agent_ref`. */
@@ -58,10 +64,30 @@ export class RolloutStreamError extends Error {
   constructor(
     message: string,
     readonly received: number,
+    /** Requested pairs with no row yet, from the plan line (empty when the service sent none). */
+    readonly missingPairs: Array<[number, number]> = [],
   ) {
-    super(`${message} (${received} rollout rows had arrived)`);
+    const shown = missingPairs.slice(0, 20).map(([t, r]) => `(${t}, ${r})`).join(", ");
+    const more = missingPairs.length > 20 ? ` and ${missingPairs.length - 20} more` : "";
+    super(`${message} (${received} rollout rows had arrived${missingPairs.length ? `; missing (task, rollout) ${shown}${more}` : ""})`);
     this.name = "RolloutStreamError";
   }
+}
+
+/** The pairs of a plan line that have not arrived. */
+function notArrived(plan: PlanLine | undefined, seen: ReadonlySet<string>): Array<[number, number]> {
+  const missing: Array<[number, number]> = [];
+  const listed = new Set<string>();
+  for (const [task, first, count] of plan?.pairs ?? []) {
+    for (let r = first; r < first + count; r++) {
+      const key = `${task}:${r}`;
+      if (!seen.has(key) && !listed.has(key)) {
+        listed.add(key);
+        missing.push([task, r]);
+      }
+    }
+  }
+  return missing;
 }
 
 /** The stream completed, but some requested pairs have no rollout row. */
@@ -81,7 +107,11 @@ export class MissingRolloutsError extends Error {
   }
 }
 
-type Line = { kind: "row"; row: RolloutRow } | { kind: "summary"; summary: RolloutSummary } | { kind: "error"; error: StreamErrorLine };
+type Line =
+  | { kind: "row"; row: RolloutRow }
+  | { kind: "plan"; plan: PlanLine }
+  | { kind: "summary"; summary: RolloutSummary }
+  | { kind: "error"; error: StreamErrorLine };
 
 function classify(text: string, received: number): Line {
   let value: unknown;
@@ -95,6 +125,7 @@ function classify(text: string, received: number): Line {
   // Rows always carry their pair; control lines never do (a dataset may have its own `type` field).
   if (typeof object._ng_task_index === "number") return { kind: "row", row: object as RolloutRow };
   if (object.type === "summary") return { kind: "summary", summary: object as unknown as RolloutSummary };
+  if (object.type === "plan") return { kind: "plan", plan: object as unknown as PlanLine };
   if (object.type === "error") return { kind: "error", error: object as unknown as StreamErrorLine };
   throw new RolloutStreamError(`the rollout stream has an unknown line: ${truncate(text, 200)}`, received);
 }
@@ -109,7 +140,7 @@ export async function* streamRollouts(serviceUrl: string, body: RolloutRequestBo
   const response = await httpRequest(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: NDJSON, ...options.headers },
-    body: JSON.stringify(body),
+    body: JSON.stringify({ ...body, plan: body.plan ?? true }),
     dispatcher: dispatcher(),
     signal: options.signal,
   });
@@ -120,7 +151,9 @@ export async function* streamRollouts(serviceUrl: string, body: RolloutRequestBo
   let received = 0;
   let summary: RolloutSummary | undefined;
   let error: StreamErrorLine | undefined;
+  let plan: PlanLine | undefined;
   const seen = new Set<string>();
+  const broken = (message: string) => new RolloutStreamError(message, received, notArrived(plan, seen));
   const decoder = new StringDecoder("utf8");
   let buffer = "";
   const handle = (text: string): RolloutRow | undefined => {
@@ -133,11 +166,14 @@ export async function* streamRollouts(serviceUrl: string, body: RolloutRequestBo
       return undefined;
     }
     const line = classify(text, received);
-    if (line.kind === "summary") summary = line.summary;
+    if (line.kind === "plan") {
+      if (plan || received > 0) throw broken("the rollout stream has a plan line that is not its first line");
+      plan = line.plan;
+    } else if (line.kind === "summary") summary = line.summary;
     else if (line.kind === "error") error = line.error;
     else {
       const pair = `${line.row._ng_task_index}:${line.row._ng_rollout_index}`;
-      if (seen.has(pair)) throw new RolloutStreamError(`the rollout stream repeated (task, rollout) ${pair}`, received);
+      if (seen.has(pair)) throw broken(`the rollout stream repeated (task, rollout) ${pair}`);
       seen.add(pair);
       received++;
       return line.row;
@@ -158,7 +194,7 @@ export async function* streamRollouts(serviceUrl: string, body: RolloutRequestBo
     }
   } catch (cause) {
     if (cause instanceof RolloutStreamError || options.signal?.aborted) throw cause;
-    throw new RolloutStreamError(`the rollout stream broke: ${cause instanceof Error ? cause.message : String(cause)}`, received);
+    throw broken(`the rollout stream broke: ${cause instanceof Error ? cause.message : String(cause)}`);
   } finally {
     // A consumer that stops early (break, throw) hangs up, which cancels the rest on the service.
     if (!response.body.destroyed) response.body.destroy();
@@ -168,8 +204,9 @@ export async function* streamRollouts(serviceUrl: string, body: RolloutRequestBo
   if (last) yield last;
 
   if (!summary) {
-    throw new RolloutStreamError(error ? `the rollout service failed: ${error.message}` : "the rollout stream ended without a summary line (the service stopped or the connection was cut)", received);
+    throw broken(error ? `the rollout service failed: ${error.message}` : "the rollout stream ended without a summary line (the service stopped or the connection was cut)");
   }
+  if (plan && plan.requested !== summary.requested) throw broken(`the summary counts ${summary.requested} requested rollouts but the plan line ${plan.requested}`);
   if (summary.succeeded !== received) throw new RolloutStreamError(`the summary counts ${summary.succeeded} succeeded rollouts but the stream carried ${received}`, received);
   if (requested !== undefined && summary.requested !== requested) {
     throw new RolloutStreamError(`the summary counts ${summary.requested} requested rollouts but the service announced ${requested}`, received);

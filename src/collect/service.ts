@@ -9,6 +9,8 @@ import { truncate, type RetryPolicy } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";
 import { abortOnHangUp } from "../http/reply.js";
 import { rolloutBodyLimit } from "../http/server.js";
+import { flattenRollout, NoTokensError } from "../tokens/export.js";
+import { NonContiguousError } from "../tokens/prefix.js";
 import { formatPairs } from "./accounting.js";
 import { agentRunner, DEFAULT_ROLLOUT_TIMEOUT_S } from "./collect.js";
 import { runScheduler, type Outcome, type WorkItem } from "./scheduler.js";
@@ -18,7 +20,9 @@ import {
   NDJSON,
   REQUESTED_HEADER,
   ROLLOUTS_PATH,
+  TOKENS_FAILURE_CLASS,
   type MissingRollout,
+  type PlanLine,
   type RolloutSummary,
   type ServiceStats,
   type StreamErrorLine,
@@ -66,10 +70,11 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
     const agentUrls = await options.agents();
     if (agentUrls.size === 0) throw new HttpError(503, "no agent is running: start servers whose config defines a responses_api_agents instance");
     const plan = planRollouts(body, new Set(agentUrls.keys()));
-    await stream(reply, body, plan, agentUrls);
+    const planLine: PlanLine | undefined = body.plan ? { type: "plan", requested: plan.requested, format: body.format ?? "raw", pairs: await plan.pairs() } : undefined;
+    await stream(reply, body, plan, agentUrls, planLine);
   });
 
-  async function stream(reply: FastifyReply, body: RolloutRequest, plan: RolloutPlan, agentUrls: ReadonlyMap<string, string>): Promise<void> {
+  async function stream(reply: FastifyReply, body: RolloutRequest, plan: RolloutPlan, agentUrls: ReadonlyMap<string, string>, planLine: PlanLine | undefined): Promise<void> {
     const started = Date.now();
     const res = reply.raw;
     reply.hijack();
@@ -79,6 +84,8 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
     const write = (line: string) => {
       if (!res.destroyed) res.write(line);
     };
+    const format = body.format ?? "raw";
+    if (planLine) write(`${JSON.stringify(planLine)}\n`);
 
     stats.active_requests++;
     const succeeded = new Set<number>();
@@ -97,6 +104,23 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
 
     const onOutcome = (outcome: Outcome) => {
       const key = pairKey(outcome.item.task, outcome.item.rollout);
+      if (outcome.ok && format === "tokens") {
+        const tokens = tokenLine(outcome.line);
+        if (typeof tokens !== "string") {
+          // Finished, but no trainer can use it: a counted failure naming why, never a silent drop.
+          stats.rollouts.failed++;
+          failures.set(key, {
+            _ng_task_index: outcome.item.task,
+            _ng_rollout_index: outcome.item.rollout,
+            agent_ref: outcome.item.row.agent_ref,
+            failure_class: TOKENS_FAILURE_CLASS,
+            error: truncate(tokens.message, MISSING_ERROR_CHARS),
+            ...(tokens.position === undefined ? {} : { first_difference: tokens.position }),
+          });
+          return;
+        }
+        outcome = { ...outcome, line: tokens };
+      }
       if (outcome.ok) {
         succeeded.add(key);
         stats.rollouts.succeeded++;
@@ -164,6 +188,17 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
       stats.active_requests--;
       if (!res.destroyed) res.end();
     }
+  }
+}
+
+/** A raw rollout line as its token export line (what `gym eval export --format tokens` writes), or why it has none. */
+function tokenLine(line: string): string | { message: string; position?: number } {
+  try {
+    return `${JSON.stringify(flattenRollout(JSON.parse(line) as Record<string, unknown>))}\n`;
+  } catch (error) {
+    if (error instanceof NonContiguousError) return { message: error.message, position: error.position };
+    if (error instanceof NoTokensError) return { message: error.message };
+    throw error;
   }
 }
 

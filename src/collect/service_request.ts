@@ -1,6 +1,7 @@
 // A `POST /v1/rollouts` body turned into work: validated as a whole before the stream starts (so a bad
 // request is a 422 naming every bad row, never a stream that dies half-way), then expanded lazily into
-// work items with the collector's own materialiser — the same task indices, repeats, seeds and agent
+// work items with the collector's own materialiser (and, for the plan line, each row's task and
+// rollout indices, one entry per row) — the same task indices, repeats, seeds and agent
 // routing as `gym eval run` on the same rows. The request may ask for at most
 // MAX_ROLLOUTS_PER_REQUEST pairs, and its pairs are made one at a time as the scheduler admits them,
 // handing the event loop back every few hundred: a 1 KB request can neither exhaust memory nor stall
@@ -9,6 +10,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { z } from "zod";
 import { RequestValidationError, zodDetails, type ValidationDetail } from "../http/errors.js";
 import { DataRow, ResponsesCreateParams } from "../protocol/index.js";
+import { ROLLOUT_FORMATS } from "../protocol/rollout_service.js";
 import type { WorkItem } from "./scheduler.js";
 import { Materializer, repeatsOf as rowsOf } from "./materialize.js";
 import { pairKey } from "./lines.js";
@@ -38,6 +40,10 @@ export const RolloutRequest = z.strictObject({
   /** Deadline of one whole rollout, in seconds. */
   // Absent: the same default deadline as `gym eval run` (DEFAULT_ROLLOUT_TIMEOUT_S); 0: none.
   rollout_timeout_s: z.number().nonnegative().optional(),
+  /** "raw" (default): each line is the scored rollout; "tokens": its token export (prompt/response ids, mask, logprobs, reward). */
+  format: z.enum(ROLLOUT_FORMATS).optional(),
+  /** Start the stream with a plan line (every requested pair), so a cut stream's missing pairs can be named. */
+  plan: z.boolean().optional(),
 });
 export type RolloutRequest = z.infer<typeof RolloutRequest>;
 
@@ -54,6 +60,8 @@ export interface RolloutPlan {
   keys: number[];
   /** Unused `num_repeats` keys and the like: reported in the summary. */
   warnings: string[];
+  /** Per request row, `[task, first rollout, count]` (the plan line): one entry per row, not per rollout. */
+  pairs(): Promise<Array<[number, number, number]>>;
   /** The work, made lazily (iterate once). */
   items(): AsyncGenerator<WorkItem>;
 }
@@ -130,6 +138,21 @@ export function planRollouts(request: RolloutRequest, agents: ReadonlySet<string
     requested,
     keys,
     warnings,
+    async pairs() {
+      // A materialiser of its own: the same rows give the same indices as items() will, and no row is kept.
+      const materializer = makeMaterializer();
+      const pairs: Array<[number, number, number]> = [];
+      let sinceTurn = 0;
+      for (const line of lines()) {
+        const begun = materializer.start(line);
+        pairs.push([begun.task, begun.firstRollout, begun.repeats]);
+        if (++sinceTurn >= ITEMS_PER_TURN) {
+          sinceTurn = 0;
+          await nextTurn();
+        }
+      }
+      return pairs;
+    },
     async *items() {
       const materializer = makeMaterializer();
       let sinceTurn = 0;

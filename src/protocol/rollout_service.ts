@@ -1,7 +1,10 @@
 // The wire format of the rollout service (`POST /v1/rollouts`), shared by the server and its clients.
-// The response is NDJSON: one rollout row per finished rollout (exactly the line `gym eval run`
-// writes, so it always has `_ng_task_index`), then one summary line, then — only when requested
-// pairs are missing — one error line. Control lines never carry `_ng_task_index`, which is how a
+// The response is NDJSON: first, if the request asked for it (`plan: true`), a plan line (which
+// (task, rollout) pairs the request expanded to, so a client can name what is missing even when the
+// stream is cut), then one rollout row per finished
+// rollout (exactly the line `gym eval run` writes, or with `format: "tokens"` the line `gym eval
+// export --format tokens` writes; either way it has `_ng_task_index`), then one summary line, then —
+// only when requested pairs are missing — one error line. Control lines never carry `_ng_task_index`, which is how a
 // reader tells them from rows whatever fields a dataset adds. A stream without a summary line is
 // a failure: a crashed server's clean end-of-stream must not read as "all done".
 
@@ -9,6 +12,24 @@ export const ROLLOUTS_PATH = "/v1/rollouts";
 export const NDJSON = "application/x-ndjson";
 /** Response header: how many (task, rollout) pairs the request expanded to. */
 export const REQUESTED_HEADER = "x-gymkit-requested";
+
+/** What each streamed rollout line is: the scored rollout, or its token export (TokenRollout). */
+export const ROLLOUT_FORMATS = ["raw", "tokens"] as const;
+export type RolloutFormat = (typeof ROLLOUT_FORMATS)[number];
+
+/**
+ * The first line of a stream whose request set `plan: true`. `pairs[i]` = `[task, first_rollout, count]` for request row `i`: that
+ * row's rollouts are `(task, first_rollout)` … `(task, first_rollout + count − 1)`.
+ */
+export interface PlanLine {
+  type: "plan";
+  requested: number;
+  format: RolloutFormat;
+  pairs: Array<[number, number, number]>;
+}
+
+/** Failure class of a rollout that finished but whose tokens cannot be exported (format "tokens"). */
+export const TOKENS_FAILURE_CLASS = "tokens_unusable";
 
 /** A requested pair with no rollout row in the stream, and why. */
 export interface MissingRollout {
@@ -18,6 +39,8 @@ export interface MissingRollout {
   /** The collector's failure class (`agent_error`, `model_error`, `timeout`, …) or `not_run`. */
   failure_class: string;
   error: string;
+  /** `tokens_unusable` from a non-contiguous token path: the first token position that differs. */
+  first_difference?: number;
 }
 
 export interface RolloutSummary {

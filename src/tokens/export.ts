@@ -52,6 +52,7 @@ export function flattenRollout(rollout: Record<string, any>): TokenRollout {
       throw new NonContiguousError(
         `model call ${index + 1} does not continue the ids of the calls before it (first difference at token ${at} of ${sequence.length}): ` +
           `its prompt was re-rendered rather than extended. Collect with on_policy_prompts: true.`,
+        at,
       );
     }
     const added = call.prompt_token_ids.slice(sequence.length);

@@ -16,9 +16,12 @@ export interface CallTokens {
 
 /** A rollout that would train on ids the policy did not see: never continued silently. */
 export class NonContiguousError extends Error {
-  constructor(message: string) {
+  /** The first token position where the ids stop continuing the earlier ones, when there is one. */
+  readonly position: number | undefined;
+  constructor(message: string, position?: number) {
     super(message);
     this.name = "NonContiguousError";
+    this.position = position;
   }
 }
 
@@ -69,6 +72,7 @@ export function idsSoFar(calls: readonly CallTokens[]): number[] {
         `model call ${calls.length} of this rollout does not extend call ${i + 1}: its prompt differs at token ${at} ` +
           `(${excerpt(last.prompt_token_ids, at)} where call ${i + 1} had ${excerpt(earlier, at)}). ` +
           `Training on it would use tokens the policy never saw; enable on_policy_prompts or keep the items' token fields unchanged.`,
+        at,
       );
     }
   }

@@ -30,6 +30,8 @@ export interface FakeTokenEngineOptions {
   model?: string;
   /** Include `prompt_token_ids` in chat replies (vLLM ≥ 0.10.2 with return_token_ids); else clients must use /tokenize. */
   returnPromptTokenIds?: boolean;
+  /** Hold the reply to a request this many ms (e.g. to keep rollouts in flight while a test acts). */
+  delayMs?: (path: string, body: Record<string, any>) => number;
 }
 
 export interface FakeTokenEngine {
@@ -134,10 +136,16 @@ export async function startFakeTokenEngine(options: FakeTokenEngineOptions): Pro
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const path = (req.url ?? "/").split("?")[0]!;
+      let delay = 0;
       const send = (status: number, payload: unknown) => {
         const text = JSON.stringify(payload);
-        res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-        res.end(text);
+        const reply = () => {
+          if (res.destroyed) return;
+          res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+          res.end(text);
+        };
+        if (delay > 0) setTimeout(reply, delay).unref();
+        else reply();
       };
       if (req.method === "GET") {
         if (path === "/v1/models") return send(200, { object: "list", data: [{ id: model, object: "model", max_model_len: 40960 }] });
@@ -150,6 +158,7 @@ export async function startFakeTokenEngine(options: FakeTokenEngineOptions): Pro
         return send(400, { object: "error", message: "invalid JSON" });
       }
       requests.push({ path, body });
+      delay = options.delayMs?.(path, body) ?? 0;
       try {
         if (path === "/tokenize") {
           const ids = body.messages ? tok.encode(renderChat(body), { add_special_tokens: false }) : tok.encode(String(body.prompt ?? ""), { add_special_tokens: false });
