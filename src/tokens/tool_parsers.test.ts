@@ -1,11 +1,11 @@
-// Tool-call parsers of the raw-token path. Fixtures: for DeepSeek-V3, Mistral Nemo and Qwen3-Coder, the chat
+// Tool-call parsers of the raw-token path. Fixtures: for DeepSeek-V3, Mistral Nemo, Qwen3-Coder and Llama 3.1, the chat
 // templates the npm devDependencies ship, rendered by Python jinja2 the way transformers'
 // apply_chat_template does (test/fixtures/tokens/generate_tool_parsers.py) — Gymkit must render the
 // same text, read the assistant turn the template wrote back as the same tool calls (and the same
 // Mistral call ids), and tokenize prompt + completion into the same ids as the whole render.
-// Qwen3-Coder's template is committed (test/fixtures/tokens/qwen3_coder/, from vLLM's examples) and
-// paired with the Qwen3 vocabulary. Formats whose template no installed package ships (Llama 3.1
-// with tools, gpt-oss) are checked on completions written in the format vLLM's parser reads.
+// Qwen3-Coder's and Llama 3.1's tool templates are committed (test/fixtures/tokens/qwen3_coder/,
+// llama3_1_json/, from vLLM's examples) and paired with the Qwen3 / Llama 3.1 vocabularies. gpt-oss
+// (no package ships its template) is checked on completions written as vLLM's parser reads them.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,7 +29,7 @@ describe.each(Object.keys(CASES.models))("%s: template fixtures", (model) => {
   const tokenizer = loadTokenizer(dir);
   const template: string = spec.template ? readFileSync(join(FIXTURES, spec.template), "utf8") : tokenizer.chatTemplate!;
   const render = (messages: unknown[], addGenerationPrompt: boolean) =>
-    renderChatTemplate(template, { messages, tools: CASES.tools, addGenerationPrompt, bosToken: tokenizer.bosToken, eosToken: tokenizer.eosToken });
+    renderChatTemplate(template, { messages, tools: CASES.tools, addGenerationPrompt, bosToken: tokenizer.bosToken, eosToken: tokenizer.eosToken, kwargs: spec.kwargs });
 
   it("was generated from the template installed here, which is detected as its format", () => {
     const pkg = JSON.parse(readFileSync(join(dir, "..", "package.json"), "utf8"));
