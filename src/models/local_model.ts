@@ -98,6 +98,10 @@ export async function localAdapter(config: LocalModelConfig): Promise<ModelAdapt
       // As vllm_model does for an engine's context-length error: an empty, incomplete response.
       if (room <= 0) return emptyIncompleteResponse(params, model);
       const forced = prompt.tools ? forcedTools(params) : null;
+      if (forced && turn.toolCallFormat !== "hermes") {
+        // The grammar writes Hermes <tool_call> JSON; another format's parser would not read it.
+        throw new HttpError(400, `${ID}: tool_choice ${JSON.stringify(params.tool_choice)} is enforced with a Hermes <tool_call> grammar, but this model's tool_call_parser is ${JSON.stringify(turn.toolCallFormat)}; use "auto"`);
+      }
       const generation = await engine.generate({
         promptIds: prompt.ids,
         maxTokens: Math.min(params.max_output_tokens ?? room, room),
