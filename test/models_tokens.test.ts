@@ -232,6 +232,7 @@ describe("vllm_model on_policy_prompts (token-id prompts on /v1/completions)", (
     await expect(startInstance(vllmModel, { name: "policy_model", config: { model: "m", base_url: "http://127.0.0.1:9/v1", on_policy_prompts: true, tokenizer_path: LLAMA3, tool_call_parser: "llama3_json" } })).rejects.toThrow(
       /supported: hermes, llama3_json, mistral, qwen3_coder, deepseek_v3, openai/,
     );
-    expect(() => vllmModel.configSchema.parse({ base_url: "http://x/v1", model: "m", tool_call_parser: "llama3" })).toThrow(/tool_call_parser/);
+    expect(() => vllmModel.configSchema.parse({ base_url: "http://x/v1", model: "m", on_policy_prompts: true, tokenizer_path: QWEN3, tool_call_parser: "llama3" })).toThrow(/tool_call_parser/);
+    expect(() => vllmModel.configSchema.parse({ base_url: "http://x/v1", model: "m", tool_call_parser: "hermes" })).toThrow(/tool_call_parser is for on_policy_prompts/);
   });
 });

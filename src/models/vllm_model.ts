@@ -61,6 +61,14 @@ export const VLLMModelConfig = z.strictObject({
       input: ctx.value.tokenizer_path,
     });
   }
+  if (ctx.value.tool_call_parser && !ctx.value.on_policy_prompts) {
+    ctx.issues.push({
+      code: "custom",
+      path: ["tool_call_parser"],
+      message: "tool_call_parser is for on_policy_prompts (Gymkit parses the raw completion); without it the engine's own --tool-call-parser reads tool calls",
+      input: ctx.value.tool_call_parser,
+    });
+  }
 });
 export type VLLMModelConfig = z.infer<typeof VLLMModelConfig>;
 

@@ -2,8 +2,9 @@
 // engine runs no tool parser, so Gymkit reads the calls out of the decoded text itself, behaving as
 // the vLLM `--tool-call-parser` of the same name does on a complete (non-streamed) output, so that a
 // rollout reads the same as from a vLLM server with that parser on. Behaviour matched against vLLM's
-// vllm/tool_parsers/{hermes,llama,mistral,qwen3coder,deepseekv3,openai}_tool_parser.py (2025-12/2026-01
-// main); the chat templates the formats come from are checked in src/tokens/tool_parsers.test.ts.
+// vllm/tool_parsers/*_tool_parser.py: llama 13e48c2, mistral decc268, qwen3coder 0b13f93,
+// deepseekv3 80445b4, openai 2050c21 (hermes as before); the chat templates the formats come from
+// are checked in src/tokens/tool_parsers.test.ts.
 //
 // Shared rule (vLLM's): a call block the parser cannot read turns the whole answer back into plain
 // content, so the model's mistake is scored, not hidden.
