@@ -80,6 +80,7 @@ export async function localAdapter(config: LocalModelConfig): Promise<ModelAdapt
 
   return {
     models: () => [model],
+    requestFields: "local_model",
 
     // The model's weights and context live in this process until its server closes.
     close: () => engine.dispose(),

@@ -7,7 +7,7 @@ import type { ResponseObject, ResponsesCreateParams } from "../protocol/index.js
 import type { ChatTokenizer } from "../tokens/tokenizer.js";
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
 import { chatPassthrough } from "./chat_passthrough.js";
-import { toChatRequest } from "./chat_request.js";
+import { toChatRequest, wantsLogprobs } from "./chat_request.js";
 import { firstChoice, fromChatCompletion, generationTokens, type TokenInfo } from "./chat_response.js";
 import { isContextLengthError } from "./context_length.js";
 import { Engine, engineError } from "./engine.js";
@@ -171,6 +171,7 @@ export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer, 
 
   return {
     models: () => [config.model],
+    requestFields: turn ? "vllm_model_tokens" : "vllm_model",
 
     async createResponse(params, context) {
       if (turn) return tokenPromptResponse(engine, config, turn, params, context);
@@ -196,7 +197,8 @@ export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer, 
           ...generationTokens(choice, reply.url),
         };
       }
-      return fromChatCompletion(params, completion, choice, { model: config.model, usesReasoningParser: config.uses_reasoning_parser }, tokens);
+      const logprobs = chatBody.logprobs === true && (params.top_logprobs != null || wantsLogprobs(params));
+      return fromChatCompletion(params, completion, choice, { model: config.model, usesReasoningParser: config.uses_reasoning_parser, outputLogprobs: logprobs }, tokens);
     },
 
     chatCompletions: chatPassthrough(engine, {
