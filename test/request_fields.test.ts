@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { listen } from "../src/http/server.js";
 import openaiModel from "../src/models/openai_model.js";
 import { REQUEST_FIELDS, refuseUnhonoured, requestFieldsMarkdown, type RequestFieldsKind } from "../src/models/request_fields.js";
+import { ResponseStore, responseStoreLimits } from "../src/models/response_store.js";
 import vllmModel from "../src/models/vllm_model.js";
 import { ResponsesCreateParams } from "../src/protocol/index.js";
 import type { FakeEngine } from "./doubles/fake_engine.js";
@@ -292,5 +293,24 @@ describe("the columns without an engine in this file (token prompts, local_model
     // Replay keys on the request: the recorded engine's handling is replayed; only streaming is refused.
     expect(attempt("replay_model", { text: { format: { type: "json_object" } }, top_logprobs: 3, truncation: "auto" })).toBe("accepted");
     expect(attempt("replay_model", { stream: true })).toBe("400 stream");
+  });
+});
+
+describe("the previous_response_id store's bounds", () => {
+  const response = (id: string, text: string) => ({ id, object: "response", created_at: 0, model: "m", output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text }] }] }) as never;
+
+  it("drops the oldest responses past its byte budget, and is off at GYM_RESPONSE_STORE_MB=0", () => {
+    const store = new ResponseStore({ entries: 10, bytes: 1000 });
+    for (let i = 0; i < 5; i++) store.keep({ input: "q" }, response(`resp_${i}`, "a"), 200);
+    // Each entry is 200 bytes of request plus its output (~85 bytes): only the last three fit in 1000.
+    expect(store.size).toBe(3);
+    expect(() => store.expand({ input: "again", previous_response_id: "resp_1" }, "vllm_model")).toThrow(/no response "resp_1" is stored here/);
+    expect(store.expand({ input: "again", previous_response_id: "resp_4" }, "vllm_model").input).toHaveLength(3);
+
+    const off = new ResponseStore(responseStoreLimits({ GYM_RESPONSE_STORE_MB: "0" }));
+    off.keep({ input: "q" }, response("resp_x", "a"), 10);
+    expect(off.size).toBe(0);
+    expect(() => off.expand({ input: "q", previous_response_id: "resp_x" }, "vllm_model")).toThrow(/store is off \(GYM_RESPONSE_STORE_MB=0\)/);
+    expect(() => responseStoreLimits({ GYM_RESPONSE_STORE_MB: "lots" })).toThrow(/GYM_RESPONSE_STORE_MB must be a number/);
   });
 });
