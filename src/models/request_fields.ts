@@ -167,10 +167,10 @@ export const REQUEST_FIELDS: Record<string, Column> = {
     vllm_model_tokens: rule("honoured", `"${LOGPROBS_INCLUDE}": 400; the rest: no-op`, includeRefusal(false)),
     local_model: rule("honoured", `"${LOGPROBS_INCLUDE}": 400; the rest: no-op`, includeRefusal(false)),
   }),
-  metadata: same(rule("forwarded", "echoed on the response; not sent to the engine"), {
+  metadata: same(rule("no-op", "echoed on the response; the engine has no metadata"), {
     vllm_model: rule("forwarded", "Chat metadata, and NeMo Gym's per-request chat_template_kwargs / extra_body (JSON strings) merged over the config's; audio_*: 400", metadataRefusal(true)),
-    vllm_model_tokens: rule("forwarded", "echoed on the response; chat_template_kwargs / extra_body / audio_*: 400", metadataRefusal(false)),
-    local_model: rule("forwarded", "echoed on the response; chat_template_kwargs / extra_body / audio_*: 400", metadataRefusal(false)),
+    vllm_model_tokens: rule("no-op", "echoed on the response (the Completions call carries none); chat_template_kwargs / extra_body / audio_*: 400", metadataRefusal(false)),
+    local_model: rule("no-op", "echoed on the response; chat_template_kwargs / extra_body / audio_*: 400", metadataRefusal(false)),
   }),
   previous_response_id: same(rule("honoured", "responses this server created (a bounded in-memory store); unknown id: 400"), {
     openai_model: rule("forwarded", "the Responses engine resolves it against its own store"),
