@@ -157,7 +157,7 @@ export const REQUEST_FIELDS: Record<string, Column> = {
   }),
   text: same(rule("mapped", 'format json_schema / json_object → response_format (vLLM structured output); "text": default; verbosity: 400', textRefusal(true, "")), {
     vllm_model_tokens: rule("honoured", 'format "text" only; json_schema / json_object: 400', textRefusal(false, "structured output is not wired for token-id prompts (use vllm_model without on_policy_prompts)")),
-    local_model: rule("honoured", 'format "text" only; json_schema / json_object: 400', textRefusal(false, "local_model has no structured output")),
+    local_model: rule("mapped", "format json_schema / json_object → a llama.cpp grammar for one JSON value of the schema; verbosity: 400", textRefusal(true, "")),
   }),
   top_logprobs: same(rule("mapped", "logprobs: true, top_logprobs: n; returned as output_text logprobs"), {
     vllm_model_tokens: refused("token-id prompts ask vLLM for the sampled token's logprob only"),
