@@ -278,8 +278,10 @@ describe("the columns without an engine in this file (token prompts, local_model
   it("refuses what a raw-completion server cannot honour, and accepts what it can", () => {
     const tools = [weatherTool];
     for (const kind of ["vllm_model_tokens", "local_model"] as const) {
-      // local_model turns structured output into a llama.cpp grammar (test/local_model.test.ts).
-      expect(attempt(kind, { text: { format: { type: "json_schema", name: "city", schema: citySchema } } })).toBe(kind === "local_model" ? "accepted" : "400 text");
+      // Structured output: a llama.cpp grammar (test/local_model.test.ts), vLLM's response_format on
+      // /v1/completions (test/models_tokens.test.ts).
+      expect(attempt(kind, { text: { format: { type: "json_schema", name: "city", schema: citySchema } } })).toBe("accepted");
+      expect(attempt(kind, { text: { verbosity: "high" } })).toBe("400 text");
       expect(attempt(kind, { text: { format: { type: "text" } } })).toBe("accepted");
       expect(attempt(kind, { top_logprobs: 1 })).toBe("400 top_logprobs");
       expect(attempt(kind, { include: ["message.output_text.logprobs"] })).toBe("400 include");

@@ -147,7 +147,7 @@ export function wantsLogprobs(params: ResponsesCreateParams): boolean {
 }
 
 /** `text.format` → Chat `response_format` (vLLM's structured output); undefined for plain text. */
-function responseFormat(text: unknown): Record<string, unknown> | undefined {
+export function responseFormat(text: unknown): Record<string, unknown> | undefined {
   const format = (text as { format?: Record<string, unknown> | null } | null | undefined)?.format;
   if (!format || format.type === "text") return undefined;
   if (format.type === "json_object") return { type: "json_object" };

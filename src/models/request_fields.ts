@@ -156,7 +156,7 @@ export const REQUEST_FIELDS: Record<string, Column> = {
     local_model: rule("honoured", "summary only (reasoning comes back as summary_text); effort: 400", reasoningRefusal(false)),
   }),
   text: same(rule("mapped", 'format json_schema / json_object → response_format (vLLM structured output); "text": default; verbosity: 400', textRefusal(true, "")), {
-    vllm_model_tokens: rule("honoured", 'format "text" only; json_schema / json_object: 400', textRefusal(false, "structured output is not wired for token-id prompts (use vllm_model without on_policy_prompts)")),
+    vllm_model_tokens: rule("mapped", "format json_schema / json_object → response_format on /v1/completions (vLLM structured output, from the first sampled token); verbosity: 400", textRefusal(true, "")),
     local_model: rule("mapped", "format json_schema / json_object → a llama.cpp grammar for one JSON value of the schema; verbosity: 400", textRefusal(true, "")),
   }),
   top_logprobs: same(rule("mapped", "logprobs: true, top_logprobs: n; returned as output_text logprobs"), {

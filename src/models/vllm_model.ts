@@ -7,7 +7,7 @@ import type { ResponseObject, ResponsesCreateParams } from "../protocol/index.js
 import type { ChatTokenizer } from "../tokens/tokenizer.js";
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
 import { chatPassthrough } from "./chat_passthrough.js";
-import { toChatRequest, wantsLogprobs } from "./chat_request.js";
+import { responseFormat, toChatRequest, wantsLogprobs } from "./chat_request.js";
 import { firstChoice, fromChatCompletion, generationTokens, type TokenInfo } from "./chat_response.js";
 import { isContextLengthError } from "./context_length.js";
 import { Engine, engineError } from "./engine.js";
@@ -104,6 +104,9 @@ async function tokenPromptResponse(
   if (params.temperature != null) body.temperature = params.temperature;
   if (params.top_p != null) body.top_p = params.top_p;
   if (params.seed != null) body.seed = params.seed;
+  // vLLM's Completions API takes the same structured-output response_format as its Chat API.
+  const format = responseFormat(params.text);
+  if (format) body.response_format = format;
   const reply = await engine.post("/completions", withSamplingOverrides({ ...body, ...config.extra_body }, config.sampling_overrides), context.rollout, context.signal);
   if (!reply.ok) {
     if (isContextLengthError(reply.status, reply.text)) return emptyIncompleteResponse(params, config.model);
