@@ -10,6 +10,8 @@
 //   export function myAdapter(config: MyModelConfig): ModelAdapter {
 //     return {
 //       models: () => [config.model],
+//       // Which column of request_fields.ts applies (add one if none fits the engine).
+//       requestFields: "vllm_model",
 //       async createResponse(params, context) {
 //         // params: validated ResponsesCreateParams (never a stream). Call the engine, honour
 //         // context.signal, stick to context.rollout if the engine has replicas; return a whole
