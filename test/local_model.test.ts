@@ -64,6 +64,22 @@ describe("local_model with a tiny GGUF and the real Qwen3 tokenizer", () => {
     }
   });
 
+  it("answers text.format json_schema with one JSON value of the schema (a grammar)", async () => {
+    const schema = { type: "object", properties: { city: { type: "string", enum: ["Paris", "Tokyo", "Lima"] }, sunny: { type: "boolean" } }, required: ["city", "sunny"] };
+    const { status, json } = await respond({
+      input: [{ role: "user", content: "Weather in Paris as JSON?" }],
+      text: { format: { type: "json_schema", name: "weather", schema, strict: true } },
+      seed: 3,
+      max_output_tokens: 48,
+    });
+    expect(status, JSON.stringify(json)).toBe(200);
+    const message = (json.output as Array<Record<string, any>>).find((item) => item.type === "message")!;
+    const parsed = JSON.parse(message.content[0].text);
+    expect(["Paris", "Tokyo", "Lima"]).toContain(parsed.city);
+    expect(typeof parsed.sunny).toBe("boolean");
+    expect(json.text.format.name).toBe("weather");
+  });
+
   it("runs a multi-turn tool rollout whose export is contiguous, masks exactly the sampled tokens, and naive re-rendering would not be", async () => {
     const env = await startInstance(singleToolCall);
     started.push(env);

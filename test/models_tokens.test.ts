@@ -183,6 +183,16 @@ describe("vllm_model on_policy_prompts (token-id prompts on /v1/completions)", (
     expect(third.json.detail).toMatch(/does not extend call 1: its prompt differs at token 2/);
   });
 
+  it("sends text.format as vLLM's response_format with the token-id prompt", async () => {
+    const engine = await engineOf(() => ({ text: '{"city": "Paris"}' }));
+    const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: QWEN3 });
+    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+    const reply = await respond(server.url, { input: "Capital of France, as JSON?", text: { format: { type: "json_schema", name: "city", schema, strict: true } } });
+    expect(reply.status).toBe(200);
+    expect(engine.requests.at(-1)!.body.response_format).toEqual({ type: "json_schema", json_schema: { name: "city", schema, strict: true } });
+    expect(JSON.parse(reply.json.output.at(-1).content[0].text)).toEqual({ city: "Paris" });
+  });
+
   it("refuses what it cannot do on raw completions, with clear errors", async () => {
     const engine = await engineOf(() => ({ text: "ok" }));
     const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: QWEN3 });

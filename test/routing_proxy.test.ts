@@ -162,6 +162,29 @@ describe("routing_proxy on its own", () => {
     expect(invalid.body.detail.map((d: { loc: string[] }) => d.loc.join("."))).toEqual(expect.arrayContaining(["body.base_url", "body.max_tokens"]));
   });
 
+  it("refuses a deleted route's name with a 410, even with one route left, until it is registered again", async () => {
+    const finished = await engineOf({ model: "engine-of-finished" });
+    const running = await engineOf({ model: "engine-of-running" });
+    const url = await proxyWith({ routes: { "rollout-1": { base_url: finished.baseUrl, model: "m1" }, "rollout-2": { base_url: running.baseUrl, model: "m2" } } });
+    expect((await json(`${url}/routes/rollout-1`, { method: "DELETE" })).status).toBe(200);
+    const seen = running.requests.length;
+    // A late call of the finished rollout: one route is left, but it is another rollout's.
+    const late = await json(`${url}/v1/responses`, { body: { model: "rollout-1", input: "late" } });
+    expect(late.status).toBe(410);
+    expect(late.body.detail).toContain('route "rollout-1" was deleted');
+    expect(late.body.error.message).toBe(late.body.detail);
+    expect(running.requests.length).toBe(seen);
+    expect(finished.requests.filter((r) => r.path === "/v1/responses")).toHaveLength(0);
+    // The remaining route still serves its own calls, and one naming no model.
+    expect((await json(`${url}/v1/responses`, { body: { model: "rollout-2", input: "mine" } })).status).toBe(200);
+    expect((await json(`${url}/v1/responses`, { body: { input: "no name" } })).status).toBe(200);
+    expect(running.requests.length).toBe(seen + 2);
+    // Registered again, the name is usable again.
+    expect((await json(`${url}/routes`, { body: { name: "rollout-1", base_url: finished.baseUrl, model: "m1" } })).status).toBe(200);
+    expect((await json(`${url}/v1/responses`, { body: { model: "rollout-1", input: "new life" } })).status).toBe(200);
+    expect(finished.requests.at(-1)!.body).toMatchObject({ model: "m1", input: "new life" });
+  });
+
   it("keeps a rollout on one replica of a route, and names the route when no replica answers", async () => {
     const one = await engineOf();
     const two = await engineOf();

@@ -10,6 +10,8 @@
 //   export function myAdapter(config: MyModelConfig): ModelAdapter {
 //     return {
 //       models: () => [config.model],
+//       // Which column of request_fields.ts applies (add one if none fits the engine).
+//       requestFields: "vllm_model",
 //       async createResponse(params, context) {
 //         // params: validated ResponsesCreateParams (never a stream). Call the engine, honour
 //         // context.signal, stick to context.rollout if the engine has replicas; return a whole
@@ -26,6 +28,7 @@
 //
 // The optional members are the adapter's capabilities; the server offers what an adapter has.
 import type { ResponseObject, ResponsesCreateParams, RolloutRef } from "../protocol/index.js";
+import type { RequestFieldsKind } from "./request_fields.js";
 
 /** What a call knows beyond its request. */
 export interface ModelRequestContext {
@@ -40,6 +43,8 @@ export interface ModelRequestContext {
 export interface ModelAdapter {
   /** Model ids listed by `GET /v1/models`. */
   models(): string[];
+  /** Which column of request_fields.ts applies: the server refuses what this kind cannot honour before calling the adapter. */
+  requestFields: RequestFieldsKind;
   /** One model call: the whole response, with the token fields on its last output item when the engine captures them. */
   createResponse(params: ResponsesCreateParams, context: ModelRequestContext): Promise<ResponseObject>;
   /**

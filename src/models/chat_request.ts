@@ -5,6 +5,7 @@
 import { HttpError } from "../http/errors.js";
 import type { ResponsesCreateParams } from "../protocol/index.js";
 import { wrapThink } from "../tokens/think.js";
+import { LOGPROBS_INCLUDE, METADATA_OVERRIDES } from "./request_fields.js";
 
 export interface ChatToolCall {
   id: string;
@@ -140,6 +141,30 @@ function chatToolChoice(choice: unknown): unknown {
   throw unsupported(`tool_choice ${JSON.stringify(choice)}`);
 }
 
+/** Whether the caller asked for output_text logprobs through `include`. */
+export function wantsLogprobs(params: ResponsesCreateParams): boolean {
+  return params.include?.includes(LOGPROBS_INCLUDE) ?? false;
+}
+
+/** `text.format` → Chat `response_format` (vLLM's structured output); undefined for plain text. */
+export function responseFormat(text: unknown): Record<string, unknown> | undefined {
+  const format = (text as { format?: Record<string, unknown> | null } | null | undefined)?.format;
+  if (!format || format.type === "text") return undefined;
+  if (format.type === "json_object") return { type: "json_object" };
+  // json_schema; request_fields.ts refused every other type and a json_schema without name or schema.
+  const schema: Record<string, unknown> = { name: format.name, schema: format.schema };
+  if (format.description != null) schema.description = format.description;
+  if (format.strict != null) schema.strict = format.strict;
+  return { type: "json_schema", json_schema: schema };
+}
+
+/** NeMo Gym's per-request overrides in `metadata` (a JSON object, usually as a string), merged over the config's. */
+function metadataOverride(metadata: ResponsesCreateParams["metadata"], key: (typeof METADATA_OVERRIDES)[number]): Record<string, unknown> {
+  const value = metadata?.[key];
+  if (value === undefined || value === null) return {};
+  return (typeof value === "string" ? JSON.parse(value) : value) as Record<string, unknown>;
+}
+
 export function toChatRequest(params: ResponsesCreateParams, options: ChatRequestOptions): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: options.model,
@@ -156,10 +181,16 @@ export function toChatRequest(params: ResponsesCreateParams, options: ChatReques
   set("max_tokens", params.max_output_tokens);
   set("seed", params.seed);
   set("reasoning_effort", (params.reasoning as { effort?: unknown } | null | undefined)?.effort);
-  set("chat_template_kwargs", options.chatTemplateKwargs);
+  set("response_format", responseFormat(params.text));
+  if (params.top_logprobs != null || wantsLogprobs(params)) Object.assign(body, { logprobs: true, top_logprobs: params.top_logprobs ?? 0 });
+  // Passed on as NeMo Gym passes them (vLLM accepts and ignores what it has no use for).
+  for (const key of ["metadata", "store", "user", "service_tier"] as const) set(key, params[key]);
+  const templateKwargs = { ...options.chatTemplateKwargs, ...metadataOverride(params.metadata, "chat_template_kwargs") };
+  if (Object.keys(templateKwargs).length > 0) body.chat_template_kwargs = templateKwargs;
   if (options.returnTokenIds) {
-    // vLLM: logprobs of the sampled tokens only, tokens spelled `token_id:N`, and the prompt's ids.
-    Object.assign(body, { logprobs: true, top_logprobs: 0, return_tokens_as_token_ids: true, return_token_ids: true });
+    // vLLM: logprobs of the sampled tokens (and of the top alternatives the caller asked for),
+    // tokens spelled `token_id:N`, and the prompt's ids.
+    Object.assign(body, { logprobs: true, top_logprobs: params.top_logprobs ?? 0, return_tokens_as_token_ids: true, return_token_ids: true });
   }
-  return { ...body, ...options.extraBody };
+  return { ...body, ...options.extraBody, ...metadataOverride(params.metadata, "extra_body") };
 }

@@ -10,6 +10,20 @@ export interface ChatResponseOptions {
   model: string;
   /** The engine split reasoning out (`reasoning_content` / `reasoning`); otherwise parse `<think>`. */
   usesReasoningParser: boolean;
+  /** The caller asked for logprobs (`top_logprobs` / `include`): the choice's go on the output_text part. */
+  outputLogprobs?: boolean;
+}
+
+/** Chat `logprobs.content` → Responses output_text `logprobs` (token, logprob, bytes, top_logprobs). */
+function outputTextLogprobs(choice: Record<string, any>): unknown[] {
+  const bytes = (entry: Record<string, any>) => (Array.isArray(entry.bytes) ? entry.bytes : [...Buffer.from(String(entry.token ?? ""), "utf8")]);
+  const content: Array<Record<string, any>> = Array.isArray(choice.logprobs?.content) ? choice.logprobs.content : [];
+  return content.map((entry) => ({
+    token: String(entry.token),
+    logprob: Number(entry.logprob),
+    bytes: bytes(entry),
+    top_logprobs: (Array.isArray(entry.top_logprobs) ? entry.top_logprobs : []).map((alt: Record<string, any>) => ({ token: String(alt.token), logprob: Number(alt.logprob), bytes: bytes(alt) })),
+  }));
 }
 
 export interface TokenInfo {
@@ -84,7 +98,7 @@ export function fromChatCompletion(
       type: "message",
       role: "assistant",
       status: incomplete ? "incomplete" : "completed",
-      content: [{ type: "output_text", text: content, annotations: [] }],
+      content: [{ type: "output_text", text: content, annotations: [], ...(options.outputLogprobs ? { logprobs: outputTextLogprobs(choice) } : {}) }],
     });
   }
   for (const call of (message.tool_calls ?? []) as Array<Record<string, any>>) {

@@ -113,6 +113,7 @@ export function judgeReplayAdapter(config: JudgeReplayModelConfig): ModelAdapter
 
   return {
     models: () => [ID],
+    requestFields: "replay_model",
 
     async createResponse(params, context) {
       const answer = answerFor(context);

@@ -11,7 +11,7 @@ import type { ServerImplementation } from "../http/implementation.js";
 import type { ResponsesCreateParams } from "../protocol/index.js";
 import type { ModelAdapter } from "./adapter.js";
 import { defaultThreads, LocalEngine } from "./local/llama.js";
-import { toolCallGrammar, type GrammarTool } from "./local/tool_grammar.js";
+import { jsonGrammar, toolCallGrammar, type GrammarTool } from "./local/tool_grammar.js";
 import { RecordingFields } from "./recorded.js";
 import { emptyIncompleteResponse } from "./response_object.js";
 import { buildModelServer } from "./server.js";
@@ -70,6 +70,13 @@ function forcedTools(params: ResponsesCreateParams): GrammarTool[] | null {
   return null;
 }
 
+/** `text.format` json_schema / json_object → a grammar for one JSON value; null for plain text. */
+function structuredOutputGrammar(params: ResponsesCreateParams): string | null {
+  const format = (params.text as { format?: { type?: unknown; schema?: Record<string, unknown> } | null } | null | undefined)?.format;
+  if (!format || format.type === "json_object") return format ? jsonGrammar(null) : null;
+  return format.type === "json_schema" ? jsonGrammar(format.schema ?? null) : null;
+}
+
 export async function localAdapter(config: LocalModelConfig): Promise<ModelAdapter> {
   if (!existsSync(config.model_path)) throw new Error(`${ID}: model_path ${config.model_path} does not exist (a .gguf file is expected)`);
   const engine = await LocalEngine.load({ modelPath: config.model_path, threads: config.threads ?? defaultThreads(), contextSize: config.context_size });
@@ -88,6 +95,7 @@ export async function localAdapter(config: LocalModelConfig): Promise<ModelAdapt
 
   return {
     models: () => [model],
+    requestFields: "local_model",
 
     // The model's weights and context live in this process until its server closes.
     close: () => engine.dispose(),
@@ -102,6 +110,8 @@ export async function localAdapter(config: LocalModelConfig): Promise<ModelAdapt
         // The grammar writes Hermes <tool_call> JSON; another format's parser would not read it.
         throw new HttpError(400, `${ID}: tool_choice ${JSON.stringify(params.tool_choice)} is enforced with a Hermes <tool_call> grammar, but this model's tool_call_parser is ${JSON.stringify(turn.toolCallFormat)}; use "auto"`);
       }
+      const structured = structuredOutputGrammar(params);
+      if (forced && structured) throw new HttpError(400, `${ID}: a forced tool call (tool_choice ${JSON.stringify(params.tool_choice)}) and text.format structured output cannot both hold for one generation`);
       const generation = await engine.generate({
         promptIds: prompt.ids,
         maxTokens: Math.min(params.max_output_tokens ?? room, room),
@@ -109,7 +119,7 @@ export async function localAdapter(config: LocalModelConfig): Promise<ModelAdapt
         topP: params.top_p ?? config.top_p,
         topK: config.top_k ?? null,
         seed: params.seed,
-        grammar: forced ? toolCallGrammar(forced) : null,
+        grammar: forced ? toolCallGrammar(forced) : structured,
         logProbs: config.return_token_id_information,
         signal: context.signal,
       });

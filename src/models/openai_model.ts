@@ -57,6 +57,7 @@ export function openaiAdapter(config: OpenAIModelConfig): ModelAdapter {
   });
   return {
     models: () => [config.openai_model],
+    requestFields: "openai_model",
 
     async createResponse(params, context) {
       const input = config.drop_input_reasoning_items ? withoutReasoningItems(params.input) : params.input;

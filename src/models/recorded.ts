@@ -15,6 +15,7 @@ export function withRecording(adapter: ModelAdapter, path: string): ModelAdapter
   const recorder = new Recorder(path);
   const recorded: ModelAdapter = {
     models: () => adapter.models(),
+    requestFields: adapter.requestFields,
     async createResponse(params, context) {
       const response = await adapter.createResponse(params, context);
       recorder.append(context.rollout, params, response);

@@ -37,6 +37,7 @@ function missHint(recording: RecordingIndex, params: ResponsesCreateParams, roll
 export function replayAdapter(recording: RecordingIndex): ModelAdapter {
   return {
     models: () => (recording.models.size ? [...recording.models] : [ID]),
+    requestFields: "replay_model",
 
     async createResponse(params, context) {
       const hash = keyHash(replayKey(params, context.rollout));

@@ -16,8 +16,14 @@ export interface ResponseFields {
   createdAt?: number;
 }
 
+/** Request fields a Responses object echoes, when the request set them. */
+const ECHOED = ["text", "top_logprobs", "truncation", "max_tool_calls", "store", "user", "reasoning", "prompt_cache_key", "safety_identifier", "background"] as const;
+
 export function buildResponse(params: ResponsesCreateParams, fields: ResponseFields): ResponseObject {
+  const echoed: Record<string, unknown> = {};
+  for (const key of ECHOED) if (params[key] !== undefined && params[key] !== null) echoed[key] = params[key];
   return {
+    ...echoed,
     id: newId("resp"),
     object: "response",
     created_at: fields.createdAt ?? Math.floor(Date.now() / 1000),

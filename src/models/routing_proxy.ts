@@ -76,6 +76,9 @@ interface Route {
   pool: ReplicaPool;
 }
 
+/** How many deleted route names are remembered (oldest forgotten first), so late calls to them are refused. */
+export const DELETED_ROUTES_REMEMBERED = 100_000;
+
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value) && !Buffer.isBuffer(value);
 
 export async function buildRoutingProxy(name: string, config: RoutingProxyConfig) {
@@ -87,6 +90,9 @@ export async function buildRoutingProxy(name: string, config: RoutingProxyConfig
   const retry = retryPolicy(config);
   const timeoutMs = config.request_timeout_s * 1000;
   const routes = new Map<string, Route>();
+  // Names deleted and not registered again: a late call of a finished rollout must not fall
+  // through to whichever route is left, i.e. to another rollout's engine.
+  const deleted = new Set<string>();
 
   const setRoute = (routeName: string, target: RouteTarget): boolean => {
     const urls = Array.isArray(target.base_url) ? target.base_url : [target.base_url];
@@ -95,6 +101,7 @@ export async function buildRoutingProxy(name: string, config: RoutingProxyConfig
     previous?.pool.close();
     // Calls already in flight finish where they started; new ones go to the new target.
     routes.set(routeName, { name: routeName, target, pool });
+    deleted.delete(routeName);
     return previous !== undefined;
   };
   for (const [routeName, target] of Object.entries(config.routes)) setRoute(routeName, target);
@@ -108,10 +115,16 @@ export async function buildRoutingProxy(name: string, config: RoutingProxyConfig
     if (request.headers.authorization !== `Bearer ${config.routes_api_key}`) throw new HttpError(401, "changing routes needs `Authorization: Bearer <routes_api_key>`");
   };
 
-  /** The route a request names in `model`; without a match, the only route; else a 409 naming them. */
+  /**
+   * The route a request names in `model`; a deleted name is a 410; without a match, the only
+   * route; else a 409 naming them.
+   */
   const routeFor = (requested: string | undefined): Route => {
     const named = requested === undefined ? undefined : routes.get(requested);
     if (named) return named;
+    if (requested !== undefined && deleted.has(requested)) {
+      throw new HttpError(410, `route "${requested}" was deleted; its calls are not sent to any other route (register it again with POST /routes to use the name)`);
+    }
     if (routes.size === 1) return routes.values().next().value!;
     const what = requested === undefined ? "the request names no model" : `model "${requested}" matches no route`;
     if (routes.size === 0) throw new HttpError(503, `${what}, and no route is registered: POST /routes {"name", "base_url", "model", "api_key"} first`);
@@ -134,6 +147,8 @@ export async function buildRoutingProxy(name: string, config: RoutingProxyConfig
     const route = routes.get(routeName);
     if (!route) throw new HttpError(404, `no route named "${routeName}"; active routes: ${active() || "(none)"}`);
     routes.delete(routeName);
+    deleted.add(routeName);
+    if (deleted.size > DELETED_ROUTES_REMEMBERED) deleted.delete(deleted.values().next().value!);
     route.pool.close();
     return { removed: routeName, routes: [...routes.keys()] };
   });

@@ -11,6 +11,8 @@ import { JUDGE_CALL_HEADER, ResponsesCreateParams, ROLLOUT_HEADER } from "../pro
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
 import { addOpenAIErrorBodies } from "./openai_errors.js";
 import { withRecording } from "./recorded.js";
+import { refuseUnhonoured } from "./request_fields.js";
+import { ResponseStore } from "./response_store.js";
 import { parseRolloutHeader } from "./rollout_header.js";
 
 export interface ModelServerOptions {
@@ -26,6 +28,7 @@ export interface ModelServerOptions {
 /** The Chat Completions body is the engine's business; we only check it is one and not a stream. */
 const ChatBody = z.looseObject({ messages: z.array(z.unknown()), stream: z.boolean().nullish() });
 
+/** Said for a streamed Chat Completions request (the Responses ones are refused by request_fields.ts). */
 const STREAMING_UNSUPPORTED =
   "streaming is not supported by Gymkit model servers: send stream: false (or omit it); rollouts need the whole response anyway";
 
@@ -44,10 +47,19 @@ export function buildModelServer(options: ModelServerOptions): FastifyInstance {
   // A conversation with token ids of every earlier turn runs to tens of MiB.
   const carriesRollouts = { bodyLimit: rolloutBodyLimit() };
 
+  // previous_response_id: resolved here, unless the engine behind keeps its own responses.
+  const store = adapter.requestFields === "openai_model" ? null : new ResponseStore();
+
   app.post("/v1/responses", carriesRollouts, async (request, reply) => {
     const params = parseOr422(ResponsesCreateParams, request.body);
-    if (params.stream) throw new HttpError(400, STREAMING_UNSUPPORTED);
-    return adapter.createResponse(params, requestContext(request, reply));
+    // Every field is honoured or refused with a 400 naming it (request_fields.ts).
+    refuseUnhonoured(params, adapter.requestFields, options.id);
+    if (!store) return adapter.createResponse(params, requestContext(request, reply));
+    const expanded = store.expand(params, options.id);
+    const response = await adapter.createResponse(expanded, requestContext(request, reply));
+    store.keep(expanded, response, Number(request.headers["content-length"] ?? 0));
+    if (params.previous_response_id) return { ...response, previous_response_id: params.previous_response_id };
+    return response;
   });
 
   app.post("/v1/chat/completions", carriesRollouts, async (request, reply) => {

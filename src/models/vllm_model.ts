@@ -7,7 +7,7 @@ import type { ResponseObject, ResponsesCreateParams } from "../protocol/index.js
 import type { ChatTokenizer } from "../tokens/tokenizer.js";
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
 import { chatPassthrough } from "./chat_passthrough.js";
-import { toChatRequest } from "./chat_request.js";
+import { responseFormat, toChatRequest, wantsLogprobs } from "./chat_request.js";
 import { firstChoice, fromChatCompletion, generationTokens, type TokenInfo } from "./chat_response.js";
 import { isContextLengthError } from "./context_length.js";
 import { Engine, engineError } from "./engine.js";
@@ -119,6 +119,9 @@ async function tokenPromptResponse(
   if (params.temperature != null) body.temperature = params.temperature;
   if (params.top_p != null) body.top_p = params.top_p;
   if (params.seed != null) body.seed = params.seed;
+  // vLLM's Completions API takes the same structured-output response_format as its Chat API.
+  const format = responseFormat(params.text);
+  if (format) body.response_format = format;
   const reply = await engine.post("/completions", withSamplingOverrides({ ...body, ...config.extra_body }, config.sampling_overrides), context.rollout, context.signal);
   if (!reply.ok) {
     if (isContextLengthError(reply.status, reply.text)) return emptyIncompleteResponse(params, config.model);
@@ -187,6 +190,7 @@ export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer, 
 
   return {
     models: () => [config.model],
+    requestFields: turn ? "vllm_model_tokens" : "vllm_model",
 
     async createResponse(params, context) {
       if (turn) return tokenPromptResponse(engine, config, turn, params, context);
@@ -212,7 +216,8 @@ export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer, 
           ...generationTokens(choice, reply.url),
         };
       }
-      return fromChatCompletion(params, completion, choice, { model: config.model, usesReasoningParser: config.uses_reasoning_parser }, tokens);
+      const logprobs = chatBody.logprobs === true && (params.top_logprobs != null || wantsLogprobs(params));
+      return fromChatCompletion(params, completion, choice, { model: config.model, usesReasoningParser: config.uses_reasoning_parser, outputLogprobs: logprobs }, tokens);
     },
 
     chatCompletions: chatPassthrough(engine, {

@@ -79,11 +79,13 @@ export const Tool = z.union([FunctionTool, z.looseObject({ type: z.string() })])
 
 /**
  * The body of `POST /v1/responses` (non-streaming). Strict: an unknown key is a 422 naming it.
- * The key list is OpenAI's `ResponseCreateParams` as NeMo Gym accepts it.
+ * The key list is OpenAI's `ResponseCreateParams` (openai SDK 6.49); what each model server does
+ * with each key is models/request_fields.ts.
  */
 export const ResponsesCreateParams = z.strictObject({
   input: z.union([z.string(), z.array(InputItem)]),
   background: z.boolean().nullish(),
+  context_management: z.unknown().optional(),
   conversation: z.unknown().optional(),
   include: z.array(z.string()).nullish(),
   instructions: z.string().nullish(),
@@ -91,10 +93,13 @@ export const ResponsesCreateParams = z.strictObject({
   max_tool_calls: z.number().int().nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
   model: z.string().nullish(),
+  moderation: z.unknown().optional(),
   parallel_tool_calls: z.boolean().nullish(),
   previous_response_id: z.string().nullish(),
   prompt: z.unknown().optional(),
   prompt_cache_key: z.string().nullish(),
+  prompt_cache_options: z.unknown().optional(),
+  prompt_cache_retention: z.string().nullish(),
   reasoning: z.looseObject({}).nullish(),
   safety_identifier: z.string().nullish(),
   service_tier: z.string().nullish(),

@@ -97,6 +97,13 @@ export interface GrammarTool {
   parameters?: Schema | null;
 }
 
+/** A grammar allowing one JSON value of `schema` (null: any JSON object), for `text.format` structured output. */
+export function jsonGrammar(schema: Schema | null): string {
+  const builder = new GrammarBuilder();
+  const value = schema ? builder.value(schema) : "json-object";
+  return [`root ::= ${value}`, ...builder.rules].join("\n");
+}
+
 /** A grammar allowing exactly one call to one of `tools`. */
 export function toolCallGrammar(tools: readonly GrammarTool[]): string {
   if (tools.length === 0) throw new Error("toolCallGrammar: no tools");
