@@ -7,26 +7,15 @@
 import { createServer } from "node:net";
 import { stringify } from "yaml";
 import { planProgress } from "../collect/collect.js";
-import { previewPlan, type PlanPreview, type RepeatsSpec, type Shard } from "../collect/plan.js";
-import type { PromptConfig } from "../collect/prompt_config.js";
+import { previewPlan, type PlanOptions, type PlanPreview, type Shard } from "../collect/plan.js";
 import { UserError } from "../config/user_error.js";
 import { redactUrlsIn } from "../config/url_secrets.js";
 import type { InstanceSpec } from "./start.js";
 
 export class PortInUseError extends UserError {}
 
-/** The plan-deciding settings, as `collect` takes them. */
-export interface PlanCheckOptions {
-  inputPath: string;
-  knownAgents: ReadonlySet<string>;
-  defaultAgent?: string;
-  repeats: RepeatsSpec;
-  limit?: number;
-  paramOverrides?: Record<string, unknown>;
-  addSeed?: boolean;
-  shard?: Shard;
-  prompt?: PromptConfig;
-}
+/** The plan-deciding settings, as `writePlan` takes them (seeds included), less the file it writes. */
+export type PlanCheckOptions = Omit<PlanOptions, "planPath">;
 
 /** The agent instances a config starts: what rows may name, and what a repeats map is checked against. */
 export function agentNamesOf(instances: readonly InstanceSpec[]): Set<string> {
