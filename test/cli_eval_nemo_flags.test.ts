@@ -153,6 +153,13 @@ describe("--split / split", () => {
     const result = await splitRun(["+split=train", "-o", "results/train.jsonl"]);
     expect(result.code).toBe(0);
     expect(readJsonlFile(join(project, "results", "train.jsonl"))).toHaveLength(3);
+
+    // --dry-run collates into a scratch file: the plan is printed, nothing of the run is written.
+    const dry = await splitRun(["+split=train", "--dry-run", "-o", "results/dry.jsonl"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain("3 tasks, 3 rollouts");
+    expect(existsSync(join(project, "results", "dry"))).toBe(false);
+    expect(existsSync(join(project, "results", "dry.jsonl"))).toBe(false);
   });
 
   it("applies a benchmark dataset's own prompt_config", async () => {

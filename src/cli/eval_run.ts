@@ -1,6 +1,8 @@
 // `gym eval run`: resolve the config, start (or find) the servers, check the model answers, collect,
 // print the key metrics, stop, and exit with a code that says whether every rollout came back.
-import { resolve as resolvePath } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve as resolvePath } from "node:path";
 import { collect, collectRunFiles, finishedRun, type CollectSummary, type Progress } from "../collect/collect.js";
 import { checkRunFiles } from "../collect/run_files.js";
 import { formatPairs } from "../collect/accounting.js";
@@ -56,10 +58,14 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   // The datasets' num_repeats (NeMo Gym's benchmark configs set it) unless the run names its own; also
   // for a --benchmark run given its collated input (as `eval submit`'s array tasks are).
   const repeatsGiven = options.numRepeats !== undefined || settings.num_repeats !== undefined;
+  // A dry run writes nothing of the run's: the split is collated into a scratch file, removed at exit.
+  const scratch = split && options.dryRun ? mkdtempSync(join(tmpdir(), "gym-dry-run-")) : undefined;
+  if (scratch) process.once("exit", () => rmSync(scratch, { recursive: true, force: true }));
+  const inputPath = scratch ? join(scratch, `${split}.jsonl`) : resolvePath(input);
   if (split) {
     const hfToken = typeof settings.hf_token === "string" ? settings.hf_token : undefined;
-    const collated = await collateRunInput(agents, split, resolvePath(input), { cacheDir: benchmarkCacheDir(options.benchmarkCache), cwd: process.cwd(), hfToken, notice });
-    notice(`--split ${split}: ${collated.rows} rows from the agents' ${split} datasets, collated into ${input}`);
+    const collated = await collateRunInput(agents, split, inputPath, { cacheDir: benchmarkCacheDir(options.benchmarkCache), cwd: process.cwd(), hfToken, notice });
+    notice(`--split ${split}: ${collated.rows} rows from the agents' ${split} datasets, collated into ${scratch ? `a scratch file (--dry-run; a run writes ${input})` : input}`);
     if (collated.repeats && !repeatsGiven) run.repeats = collated.repeats;
   } else if (options.benchmark !== undefined && !repeatsGiven) {
     run.repeats = datasetRepeats(agents, "benchmark") ?? run.repeats;
@@ -67,7 +73,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
 
   // Every file is checked before any server starts (the model server's log is one of the outputs).
   const fileOptions = {
-    inputPath: resolvePath(input),
+    inputPath,
     outputPath: resolvePath(output),
     limit: run.limit,
     repeats: run.repeats,
