@@ -134,7 +134,7 @@ describe.skipIf(!python)("gymkit for Python (needs python3)", () => {
       },
     });
     expect(adapters.code, adapters.out).toBe(0);
-    expect(adapters.out).toMatch(/Ran 17 tests/);
+    expect(adapters.out).toMatch(/Ran 19 tests/);
     expect(adapters.out).not.toMatch(/skipped/);
 
     const exited = new Promise((resolve) => child.once("exit", (_code, signal) => resolve(signal)));

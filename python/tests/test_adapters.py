@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -381,6 +382,33 @@ class NemoRlActor(unittest.TestCase):
             unspun.health_check()
         with self.assertRaises(ValueError):
             nemo_rl.GymkitNemoGym({"gymkit": {"urll": URL}})
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLE_ROWS = "src/environments/example_single_tool_call/data/example.jsonl"
+
+
+def documented(marker):
+    with open(os.path.join(REPO, "docs", "trainers.md"), encoding="utf-8") as handle:
+        blocks = re.findall(r"```python\n(.*?)```", handle.read(), re.S)
+    block = next(b for b in blocks if marker in b)
+    assert 'url = "http://127.0.0.1:11100"' in block and EXAMPLE_ROWS in block
+    return block.replace('url = "http://127.0.0.1:11100"', f"url = {URL!r}").replace(EXAMPLE_ROWS, os.path.join(REPO, EXAMPLE_ROWS))
+
+
+@unittest.skipUnless(LIVE, "needs a running gym serve (run by test/python_client.test.ts)")
+class DocumentedExamples(unittest.TestCase):
+    def test_the_verl_step_example_runs(self):
+        printed = []
+        scope = {"print": lambda *a: printed.append(a)}
+        exec(documented("from gymkit.adapters.verl import run_step"), scope)
+        self.assertEqual(len(scope["token_rows"]), 5)
+        self.assertEqual(printed, [(1.0, 2, sum(t["response_mask"]), "sampled tokens") for t in scope["token_rows"]])
+
+    def test_the_nemo_rl_example_runs(self):
+        printed = []
+        exec(documented("from gymkit.adapters.nemo_rl import GymkitNemoGym"), {"print": lambda *a: printed.append(a)})
+        self.assertEqual(printed, [([(i, 1.0, 4) for i in range(5)],)])
 
 
 if __name__ == "__main__":

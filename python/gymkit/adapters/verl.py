@@ -17,7 +17,8 @@ the ``DataProto``. A sample without a rollout is never filled in: the step raise
 
 verl (and torch) are imported only when ``GymkitAgentLoopManager`` is first looked up, so this module
 imports with the standard library alone. The pure core -- :func:`rows_from_batch`,
-:func:`batch_lengths`, :func:`pack_sample`, :func:`rollout_metrics` -- works on plain lists.
+:func:`batch_lengths`, :func:`pack_sample`, :func:`rollout_metrics`, and :func:`run_step` (one step
+against the service, without verl) -- works on plain lists.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "pack_sample",
     "rollout_metrics",
     "rows_from_batch",
+    "run_step",
 ]
 
 #: The keys of the ``gymkit:`` block of ``agent_loop_config_path`` (YAML, or JSON).
@@ -208,6 +210,29 @@ def rollout_metrics(token_rows: Sequence[Mapping[str, Any]], packed: Sequence[Ma
     return metrics
 
 
+def run_step(
+    url: str,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    prompt_length: int,
+    response_length: int,
+    pad_token_id: int = 0,
+    dynamic_lengths: bool = False,
+    max_model_len: Optional[int] = None,
+    **options: Any,
+) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
+    """One step's rollouts, without verl: ``(token export lines, packed samples)``, both in row order.
+
+    What :class:`GymkitAgentLoopManager` does before handing the samples to verl: one rollout per
+    row with ``format: "tokens"`` (``options``: ``concurrency``, ``rollout_timeout_s``, ``agent``,
+    ``timeout``), then :func:`batch_lengths` and :func:`pack_sample`. Raises
+    :class:`gymkit.RolloutsIncomplete` unless every row's rollout came back usable.
+    """
+    token_rows = collect_by_row(url, rows, format="tokens", **options)
+    widths = batch_lengths(token_rows, prompt_length, response_length, dynamic=dynamic_lengths, max_model_len=max_model_len)
+    return token_rows, [pack_sample(t, widths[0], widths[1], pad_token_id) for t in token_rows]
+
+
 # ---------------------------------------------------------------------------------------------
 # The verl class, built on first use
 # ---------------------------------------------------------------------------------------------
@@ -295,18 +320,17 @@ def _build_manager_class() -> type:
                 top_p=setting(rollout, sampling + "top_p"),
             )
             options = {k: self._gymkit[k] for k in ("concurrency", "rollout_timeout_s", "agent") if self._gymkit.get(k) is not None}
-            token_rows = collect_by_row(url, rows, format="tokens", **options)
-            self.last_token_rows = token_rows  # the step's token export lines, in sample order
-            max_model_len = setting(rollout, "max_model_len")
-            prompt_length, response_length = batch_lengths(
-                token_rows,
-                int(setting(rollout, "prompt_length")),
-                int(setting(rollout, "response_length")),
-                dynamic=bool(self._gymkit.get("dynamic_lengths")),
-                max_model_len=max_model_len,
+            token_rows, packed = run_step(
+                url,
+                rows,
+                prompt_length=int(setting(rollout, "prompt_length")),
+                response_length=int(setting(rollout, "response_length")),
+                pad_token_id=self._gymkit_pad_token_id(),
+                dynamic_lengths=bool(self._gymkit.get("dynamic_lengths")),
+                max_model_len=setting(rollout, "max_model_len"),
+                **options,
             )
-            pad = self._gymkit_pad_token_id()
-            packed = [pack_sample(t, prompt_length, response_length, pad) for t in token_rows]
+            self.last_token_rows = token_rows  # the step's token export lines, in sample order
             outputs = [_to_verl_output(p, t) for p, t in zip(packed, token_rows)]
             extra: Dict[str, Any] = {}
             if "input_non_tensor_batch" in postprocess_params:
