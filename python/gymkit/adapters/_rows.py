@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ..client import RolloutsIncomplete, RolloutStream, stream_rollouts
 
-__all__ = ["jsonable", "load_adapter_config", "rollouts_by_row", "setting"]
+__all__ = ["collect_by_row", "jsonable", "load_adapter_config", "rollouts_by_row", "setting"]
 
 
 def jsonable(value: Any) -> Any:
