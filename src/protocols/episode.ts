@@ -36,6 +36,8 @@ export interface BridgeOptions {
   kind?: EnvironmentKind;
   /** Deadline of each call to the environment, ms. Default 600 s (verify may ask a judge). */
   timeoutMs?: number;
+  /** One line about the environment, for protocols that describe it (OpenEnv's /metadata, ORS). */
+  description?: string;
 }
 
 /** A prompt message as the row gives it (`content` a string or Responses content parts). */

@@ -4,10 +4,13 @@
 // protocol is one line here.
 import { UserError } from "../config/user_error.js";
 import type { ProtocolLayer } from "./gateway.js";
+import { openEnvLayer } from "./openenv/server.js";
 
 export const NEMO_GYM_PROTOCOL = "nemo-gym";
 
-export const PROTOCOL_LAYERS: Readonly<Record<string, ProtocolLayer>> = {};
+export const PROTOCOL_LAYERS: Readonly<Record<string, ProtocolLayer>> = {
+  openenv: openEnvLayer,
+};
 
 export function protocolNames(): string[] {
   return [NEMO_GYM_PROTOCOL, ...Object.keys(PROTOCOL_LAYERS)];
