@@ -8,7 +8,8 @@ import singleTool from "../environments/example_single_tool_call/index.js";
 import multiTurn from "../environments/example_multi_turn_gymnasium/index.js";
 import { EnvironmentBridge } from "./episode.js";
 import { EpisodeError } from "./errors.js";
-import { DatasetRows } from "./rows.js";
+import { DatasetRows, datasetFilesFor, descriptionIn } from "./rows.js";
+import { parseProtocols, protocolNames } from "./index.js";
 
 const WEATHER_ROW = {
   responses_create_params: {
@@ -85,5 +86,32 @@ describe("the episode bridge", () => {
     await a.reset({ index: 1 });
     expect(await codeOf(a.callTool("search", {}))).toBe("unknown_tool");
     expect((await a.submit("Jupiter")).reward).toBe(1);
+  });
+});
+
+describe("the --protocols switch and the rows of an environment", () => {
+  it("parses protocol lists, nemo-gym implied, an unknown name refused with the known ones", () => {
+    expect(parseProtocols(undefined)).toEqual([]);
+    expect(parseProtocols("nemo-gym").map((l) => l.name)).toEqual([]);
+    expect(parseProtocols(" nemo-gym , OpenEnv,openenv").map((l) => l.name)).toEqual(["openenv"]);
+    expect(() => parseProtocols("nemo-gym,opnenv")).toThrow(`unknown protocol "opnenv"; known: ${protocolNames().join(", ")}`);
+  });
+
+  it("finds the datasets the config's agents give an environment, a missing file apart", () => {
+    const config = {
+      weather: { resources_servers: { example_single_tool_call: { description: "Weather." } } },
+      weather_agent: {
+        responses_api_agents: {
+          simple_agent: {
+            resources_server: { type: "resources_servers", name: "weather" },
+            datasets: [{ jsonl_fpath: "src/environments/example_single_tool_call/data/example.jsonl" }, { jsonl_fpath: "data/not_downloaded.jsonl" }],
+          },
+        },
+      },
+      other_agent: { responses_api_agents: { simple_agent: { resources_server: { name: "other" }, datasets: [{ jsonl_fpath: "x.jsonl" }] } } },
+    };
+    expect(datasetFilesFor("weather", config)).toEqual({ files: ["src/environments/example_single_tool_call/data/example.jsonl"], missing: ["data/not_downloaded.jsonl"] });
+    expect(descriptionIn(config, "weather")).toBe("Weather.");
+    expect(datasetFilesFor("nobody", config)).toEqual({ files: [], missing: [] });
   });
 });

@@ -304,6 +304,14 @@ function send(socket: WebSocket, message: unknown): void {
 
 const validationError = (error: z.ZodError) => ({ type: "error", data: { message: "Invalid message", code: WS_ERROR.VALIDATION_ERROR, errors: zodDetails(error, []) } });
 
+/** Runs each piece of work after the one before (a connection's messages in arrival order); a failure goes to `onError`. */
+function serially(onError: (error: unknown) => void): (work: () => Promise<void>) => void {
+  let queue: Promise<void> = Promise.resolve();
+  return (work) => {
+    queue = queue.then(work).catch(onError);
+  };
+}
+
 /** A message checked by its schema, then its `data` by the payload's: the value, or the first failure. */
 function payloadOf<T>(message: z.ZodType<{ data: unknown }>, payload: z.ZodType<T>, value: unknown): { ok: true; value: T } | { ok: false; error: z.ZodError } {
   const outer = message.safeParse(value);
@@ -327,11 +335,15 @@ function serveConnection(service: OpenEnvService, socket: WebSocket): void {
     service.capacity.release();
     void session.episode.close().catch(() => undefined);
   };
-  let queue: Promise<void> = Promise.resolve();
   socket.on("close", end);
   socket.on("error", end);
+  // Anything not answered as a message error ends the session as OpenEnv's does (SESSION_ERROR), never the process.
+  const inOrder = serially((error) => {
+    send(socket, { type: "error", data: { message: error instanceof Error ? error.message : String(error), code: WS_ERROR.SESSION_ERROR } });
+    socket.close();
+  });
   socket.on("message", (raw, isBinary) => {
-    queue = queue.then(async () => {
+    inOrder(async () => {
       if (ended) return;
       const reply = await handleMessage(service, session, isBinary ? (raw as Buffer).toString("utf8") : String(raw));
       if (reply === "close") {
@@ -477,9 +489,12 @@ function serveMcpConnection(service: OpenEnvService, socket: WebSocket): void {
   };
   socket.on("close", end);
   socket.on("error", end);
-  let queue: Promise<void> = Promise.resolve();
+  const inOrder = serially((error) => {
+    send(socket, { jsonrpc: "2.0", id: null, error: { code: JSON_RPC.SERVER_ERROR, message: error instanceof Error ? error.message : String(error), data: null } });
+    socket.close();
+  });
   socket.on("message", (raw) => {
-    queue = queue.then(async () => {
+    inOrder(async () => {
       if (ended) return;
       // The connection's episode starts on the next row the first time a tool needs it.
       ready ??= service.reset(session, {}).catch((error: unknown) => error);
