@@ -320,12 +320,15 @@ function payloadOf<T>(message: z.ZodType<{ data: unknown }>, payload: z.ZodType<
   return inner.success ? { ok: true, value: inner.data } : { ok: false, error: inner.error };
 }
 
-/** One `/ws` connection: its session, messages handled one at a time in arrival order. */
-function serveConnection(service: OpenEnvService, socket: WebSocket): void {
+/**
+ * A connection's session, counted against the cap until the socket closes; past the cap the socket
+ * gets `refusal()` and is closed (OpenEnv's SessionCapacityError), and there is no session.
+ */
+function holdSession(service: OpenEnvService, socket: WebSocket, refusal: () => unknown): { session: Session; end(): void; ended(): boolean } | undefined {
   if (!service.capacity.tryAcquire()) {
-    send(socket, { type: "error", data: { message: service.capacity.message(), code: WS_ERROR.CAPACITY_REACHED, ...service.capacity.status() } });
+    send(socket, refusal());
     socket.close();
-    return;
+    return undefined;
   }
   const session = service.newSession();
   let ended = false;
@@ -337,6 +340,14 @@ function serveConnection(service: OpenEnvService, socket: WebSocket): void {
   };
   socket.on("close", end);
   socket.on("error", end);
+  return { session, end, ended: () => ended };
+}
+
+/** One `/ws` connection: its session, messages handled one at a time in arrival order. */
+function serveConnection(service: OpenEnvService, socket: WebSocket): void {
+  const held = holdSession(service, socket, () => ({ type: "error", data: { message: service.capacity.message(), code: WS_ERROR.CAPACITY_REACHED, ...service.capacity.status() } }));
+  if (!held) return;
+  const { session, end } = held;
   // Anything not answered as a message error ends the session as OpenEnv's does (SESSION_ERROR), never the process.
   const inOrder = serially((error) => {
     send(socket, { type: "error", data: { message: error instanceof Error ? error.message : String(error), code: WS_ERROR.SESSION_ERROR } });
@@ -344,7 +355,7 @@ function serveConnection(service: OpenEnvService, socket: WebSocket): void {
   });
   socket.on("message", (raw, isBinary) => {
     inOrder(async () => {
-      if (ended) return;
+      if (held.ended()) return;
       const reply = await handleMessage(service, session, isBinary ? (raw as Buffer).toString("utf8") : String(raw));
       if (reply === "close") {
         end();
@@ -473,29 +484,17 @@ function mount({ app, prefix, bridge, settings, onUpgrade, onClose }: ProtocolMo
 
 /** `/mcp` over WebSocket: one session per connection, JSON-RPC in and out. */
 function serveMcpConnection(service: OpenEnvService, socket: WebSocket): void {
-  if (!service.capacity.tryAcquire()) {
-    send(socket, { jsonrpc: "2.0", id: null, error: { code: JSON_RPC.SERVER_ERROR, message: service.capacity.message(), data: service.capacity.status() } });
-    socket.close();
-    return;
-  }
-  const session = service.newSession();
-  let ended = false;
+  const held = holdSession(service, socket, () => ({ jsonrpc: "2.0", id: null, error: { code: JSON_RPC.SERVER_ERROR, message: service.capacity.message(), data: service.capacity.status() } }));
+  if (!held) return;
+  const { session } = held;
   let ready: Promise<unknown> | undefined;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    service.capacity.release();
-    void session.episode.close().catch(() => undefined);
-  };
-  socket.on("close", end);
-  socket.on("error", end);
   const inOrder = serially((error) => {
     send(socket, { jsonrpc: "2.0", id: null, error: { code: JSON_RPC.SERVER_ERROR, message: error instanceof Error ? error.message : String(error), data: null } });
     socket.close();
   });
   socket.on("message", (raw) => {
     inOrder(async () => {
-      if (ended) return;
+      if (held.ended()) return;
       // The connection's episode starts on the next row the first time a tool needs it.
       ready ??= service.reset(session, {}).catch((error: unknown) => error);
       let request: unknown;
