@@ -160,7 +160,7 @@ function drawPlots(container: HTMLElement, data: PlotData, ui: PlotUi): void {
       data.pass_threshold +
       ". Dashed: the lowest and highest value over repeats (disjoint groups of k rollouts by rollout index).",
   ];
-  passNotes.push(data.pass_at_k.majority_note ? "majority@k not shown: " + data.pass_at_k.majority_note + "." : "majority@k: a vote over " + data.pass_at_k.answer_key + " among the first k rollouts.");
+  passNotes.push(data.pass_at_k.majority_note ? " majority@k not shown: " + data.pass_at_k.majority_note + "." : " majority@k: a vote over " + data.pass_at_k.answer_key + " among the first k rollouts.");
   // The legend would list three series per curve: a key of the solid lines instead.
   const key = el(
     "div",
