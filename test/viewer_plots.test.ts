@@ -9,6 +9,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { plotData } from "../src/viewer/plots/plot_data.js";
+import { readRowSample } from "../src/viewer/plots/row_sample.js";
+import { RunIndex } from "../src/viewer/run_index/run_index.js";
 import { startViewer, type Viewer } from "../src/viewer/server.js";
 import { FAILURE_ORDER, writePlotsRun } from "./fixtures/viewer/plots_run.js";
 import { runGym } from "./helpers/cli.js";
@@ -105,6 +108,29 @@ describe("the plots' numbers (GET /api/plots)", () => {
     const asset = await fetch(new URL("/assets/uplot.js", viewer.url));
     expect(asset.headers.get("content-type")).toMatch(/javascript/);
     expect(await asset.text()).toMatch(/^\/\*! https:\/\/github.com\/leeoniya\/uPlot/);
+  });
+});
+
+describe("the rows read for answers, usage and latency", () => {
+  it("reads an even sample when the rows are many or large, and then leaves majority@k out, saying why", () => {
+    const run = new RunIndex(rollouts);
+    try {
+      const few = readRowSample(run, 10);
+      expect(few).toMatchObject({ rows: 30, read: 10, complete: false });
+      expect(few.answers.size).toBe(0);
+      const small = readRowSample(run, 1000, run.entries.length[0]! * 6);
+      expect(small.complete).toBe(false);
+      expect(small.read).toBeGreaterThanOrEqual(5);
+      expect(small.read).toBeLessThanOrEqual(7);
+      const d = plotData(run, few);
+      expect(d.usage).toMatchObject({ rows: 30, rows_read: 10, sampled: true });
+      expect(d.pass_at_k.agents.every((a) => a.majority === null)).toBe(true);
+      expect(d.pass_at_k.majority_note).toBe("majority@k needs every row's answer; only 10 of 30 rows were read");
+      // pass@k needs no row: the same as with every row read.
+      expect(round(d.pass_at_k.agents.find((a) => a.agent === "solver")!.pass)).toEqual(SOLVER_PASS);
+    } finally {
+      run.close();
+    }
   });
 });
 

@@ -132,37 +132,28 @@ interface TaskRollouts {
 function rolloutsByAgent(run: RunIndex, answers: Map<number, string | null> | undefined): Map<number, TaskRollouts[]> {
   const e = run.entries;
   const byAgent = new Map<number, TaskRollouts[]>();
-  let current: Map<number, TaskRollouts> | undefined;
-  let currentTask = -1;
-  let lastPair = "";
-  const flush = () => {
-    if (!current) return;
-    for (const [agent, task] of current) {
-      let list = byAgent.get(agent);
-      if (!list) byAgent.set(agent, (list = []));
-      list.push(task);
-    }
-  };
+  // Per agent: the task and rollout of its last entry taken (entries come in (task, rollout) order).
+  const lastTask = new Map<number, number>();
+  const lastRollout = new Map<number, number>();
   for (let i = 0; i < run.order.length; i++) {
     const id = run.order[i]!;
     if (e.flags[id]! & FAILURE) continue;
     const reward = e.reward[id]!;
     if (!Number.isFinite(reward)) continue;
+    const agent = e.agent[id]!;
     const task = e.task[id]!;
-    const pair = `${task}/${e.rollout[id]}/${e.agent[id]}`;
-    if (pair === lastPair) continue; // a duplicate success line: the first one counts
-    lastPair = pair;
-    if (task !== currentTask) {
-      flush();
-      current = new Map();
-      currentTask = task;
-    }
-    let rollouts = current!.get(e.agent[id]!);
-    if (!rollouts) current!.set(e.agent[id]!, (rollouts = { pass: [], answers: [] }));
+    const rollout = e.rollout[id]!;
+    let list = byAgent.get(agent);
+    if (!list) byAgent.set(agent, (list = []));
+    if (lastTask.get(agent) !== task) {
+      list.push({ pass: [], answers: [] });
+      lastTask.set(agent, task);
+    } else if (lastRollout.get(agent) === rollout) continue; // a duplicate success line: the first one counts
+    lastRollout.set(agent, rollout);
+    const rollouts = list[list.length - 1]!;
     rollouts.pass.push(reward >= PASS_THRESHOLD ? 1 : 0);
     rollouts.answers.push(answers?.get(id) ?? null);
   }
-  flush();
   return byAgent;
 }
 

@@ -1,11 +1,14 @@
 // What the plots need from the rows themselves (the index keeps no text): each rollout's extracted
 // answer (for majority@k), its token usage and its latency. Every success row is read when there are
-// at most ROWS_READ_ALL; beyond that an even sample of that many (majority@k is then left out, since
-// a vote needs all of a task's answers). Only a few numbers per row are kept.
+// at most ROWS_READ_ALL of at most ROW_BYTES_READ in all; beyond that an even sample within both
+// (majority@k is then left out, since a vote needs all of a task's answers). Only a few numbers per
+// row are kept.
 import { RowReadError } from "../run_index/entries.js";
 import type { RunIndex } from "../run_index/run_index.js";
 
 export const ROWS_READ_ALL = 20_000;
+/** Bytes of rows read at most (rows with token ids run to MBs): fewer rows are read when they are large. */
+export const ROW_BYTES_READ = 256 * 1024 * 1024;
 /** The field majority@k votes on, as NeMo Gym's math environments write it. */
 export const ANSWER_KEY = "extracted_answer";
 
@@ -52,9 +55,12 @@ export function latencyOf(row: Record<string, unknown>): number | undefined {
   return created !== undefined && completed !== undefined && completed >= created ? (completed - created) * 1000 : undefined;
 }
 
-export function readRowSample(run: RunIndex, limit = ROWS_READ_ALL): RowSample {
+export function readRowSample(run: RunIndex, maxRows = ROWS_READ_ALL, maxBytes = ROW_BYTES_READ): RowSample {
   const e = run.entries;
   const rows = e.successes;
+  let bytes = 0;
+  for (let id = 0; id < rows; id++) bytes += e.length[id]!;
+  const limit = bytes <= maxBytes ? Math.min(rows, maxRows) : Math.max(1, Math.min(maxRows, Math.floor((maxBytes / bytes) * rows)));
   const complete = rows <= limit;
   const step = complete ? 1 : rows / limit;
   const fields: SampledField[] = [
