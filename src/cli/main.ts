@@ -202,6 +202,7 @@ program
   .requiredOption("--rollouts <path>", "a rollout file; its <stem>_failures.jsonl, _aggregate_metrics.json and _materialized_inputs.jsonl are read when present")
   .option("--host <host>", "address to bind", "127.0.0.1")
   .option("--port <port>", "port (0 picks a free one)", "11200")
+  .option("--export <file>", "write one self-contained HTML report (plots, metrics, sample conversations) to <file> and exit, instead of serving")
   .action(async (options) => (await import("./view.js")).view(options));
 
 const sandbox = program.command("sandbox").description("run untrusted code in isolation");

@@ -1,5 +1,6 @@
 // `gym view`: the web viewer of one run's rollouts, failures and metrics, until Ctrl-C.
-import { checkReadableFile } from "../config/file_errors.js";
+import { checkReadableFile, checkWritableFile, ensureParentFolder } from "../config/file_errors.js";
+import { writeReport } from "../viewer/report.js";
 import { startViewer } from "../viewer/server.js";
 import { UsageError } from "./exit.js";
 
@@ -7,12 +8,21 @@ interface ViewOptions {
   rollouts: string;
   host: string;
   port: string;
+  /** Write the static report there and exit. */
+  export?: string;
 }
 
 export async function view(options: ViewOptions): Promise<void> {
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got ${options.port}`);
   checkReadableFile(options.rollouts);
+  if (options.export !== undefined) {
+    checkWritableFile(options.export, `--export ${options.export}`);
+    ensureParentFolder(options.export);
+    const report = await writeReport({ rolloutsPath: options.rollouts, outPath: options.export });
+    process.stdout.write(`report: ${report.path} (${Math.round(report.bytes / 1024)} KB: plots, ${report.tasks} tasks, ${report.conversations} sample conversations; opens offline)\n`);
+    return;
+  }
   let viewer: Awaited<ReturnType<typeof startViewer>>;
   try {
     viewer = await startViewer({ rolloutsPath: options.rollouts, host: options.host, port });

@@ -9,13 +9,15 @@
 // build older than a script's source is refused rather than served.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { PLOT_STYLE } from "./plots/plot_style.js";
+import { uplotAsset } from "./plots/uplot_asset.js";
 import { VIEWER_STYLE } from "./style.js";
 
 /** The page's scripts, in the order they run. */
-export const BROWSER_SCRIPTS = ["steps", "app"] as const;
+export const BROWSER_SCRIPTS = ["steps", "readability", "plots", "app"] as const;
 const RUNNING_FROM_SOURCE = import.meta.url.endsWith(".ts");
 
-function compiledScript(name: string): string {
+export function compiledScript(name: string): string {
   const compiled = fileURLToPath(new URL(`../../dist/viewer/browser/${name}.js`, import.meta.url));
   const source = fileURLToPath(new URL(`./browser/${name}.ts`, import.meta.url));
   if (!existsSync(compiled)) throw new Error(`the viewer page's script is not built (no ${compiled}): run npm run build`);
@@ -36,6 +38,8 @@ export function viewerScript(): string {
 /** The page renderer: reads the script once, then gives the page with `nonce` on its script and style. */
 export function viewerPage(): (nonce: string) => string {
   const script = viewerScript();
+  // uPlot comes from the viewer itself (/assets/uplot.js, routes/plots.ts), under the same nonce.
+  const style = VIEWER_STYLE + PLOT_STYLE + uplotAsset().css;
   return (nonce) => `<!doctype html>
 <html lang="en">
 <head>
@@ -43,16 +47,17 @@ export function viewerPage(): (nonce: string) => string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>gym view</title>
 <link rel="icon" href="data:,">
-<style nonce="${nonce}">${VIEWER_STYLE}</style>
+<style nonce="${nonce}">${style}</style>
 </head>
 <body>
 <header>
-  <h1><a href="#/">gym view</a></h1><nav><a id="rollouts-link" href="#/">rollouts</a><a id="tasks-link" href="#/tasks">tasks</a></nav><span id="run-path" class="mono muted"></span>
+  <h1><a href="#/">gym view</a></h1><nav><a id="rollouts-link" href="#/">rollouts</a><a id="tasks-link" href="#/tasks">tasks</a><a id="plots-link" href="#/plots">plots</a></nav><span id="run-path" class="mono muted"></span>
   <div id="counts" class="counts"></div>
   <div id="agents" class="agents"></div>
   <div id="notices"></div>
 </header>
 <main id="main"><p class="muted">Loading…</p></main>
+<script nonce="${nonce}" src="/assets/uplot.js"></script>
 <script nonce="${nonce}">${script}</script>
 </body>
 </html>

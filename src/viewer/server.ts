@@ -6,6 +6,7 @@ import { createServer, listen } from "../http/server.js";
 import { MetricsIndex } from "./metrics_index.js";
 import { viewerPage } from "./page.js";
 import { pageRoute } from "./routes/page.js";
+import { plotRoutes } from "./routes/plots.js";
 import { rolloutRoutes } from "./routes/rollouts.js";
 import { summaryRoute } from "./routes/summary.js";
 import { taskRoutes } from "./routes/tasks.js";
@@ -45,6 +46,7 @@ export function buildViewer(options: ViewerOptions): { app: FastifyInstance; run
   summaryRoute(app, context);
   rolloutRoutes(app, context);
   taskRoutes(app, context);
+  plotRoutes(app, context);
   return { app, run, metrics };
 }
 
