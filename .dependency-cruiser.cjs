@@ -18,6 +18,7 @@ const LAYERS = [
   ["environment_kit"],
   ["agents"],
   ["environments"],
+  ["protocols"],
   ["orchestrate"],
   ["benchmarks"],
   ["cli"],
