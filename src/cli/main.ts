@@ -56,6 +56,8 @@ configOptions(env.command("start").description("start the head server and every 
   .option("--head-port <port>", "head server port, 0 picks a free one (config key head_server.port; default 11000)")
   .option("--process-per-server", "run each instance in its own process")
   .option("--log-dir <dir>", "where NeMo Gym Python servers' output goes, <dir>/<instance>.log (config key nemo_gym_log_dir; default: ./gym_logs)")
+  .option("--protocols <list>", "also serve every environment over these protocols, comma-separated: nemo-gym (always), openenv, ... (each environment gets a port, each protocol a path prefix)")
+  .option("--max-sessions <n>", "protocol sessions each environment holds at once (OpenEnv's max_concurrent_envs; default 4096)")
   .action(async (overrides: string[], options) => (await import("./env_start.js")).envStart(overrides, options));
 
 env
