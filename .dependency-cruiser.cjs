@@ -19,7 +19,6 @@ const LAYERS = [
   ["protocols"],
   ["agents"],
   ["environments"],
-  ["protocols"],
   ["orchestrate"],
   ["benchmarks"],
   ["cli"],
