@@ -215,7 +215,7 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
       const failed = launched.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;
     }
-    protocols = await startProtocolGateways(instances, specs, options.protocols ?? [], { settings: options.protocolSettings, warn: (m) => options.onServerEvent?.(m) });
+    protocols = await startProtocolGateways(instances, options.globalConfig, options.protocols ?? [], { settings: options.protocolSettings, warn: (m) => options.onServerEvent?.(m) });
   } catch (error) {
     await stop();
     throw error;

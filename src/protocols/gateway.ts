@@ -67,7 +67,8 @@ export async function buildGateway(bridge: EnvironmentBridge, layers: readonly P
       bridge,
       settings,
       onUpgrade: (path, handler) => upgrades.set(path, handler),
-      onClose: (hook) => app.addHook("onClose", async () => hook()),
+      // Before the server stops listening: open WebSocket connections would hold its close forever.
+      onClose: (hook) => app.addHook("preClose", async () => hook()),
     });
   }
   app.server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -48,24 +48,43 @@ export async function loadDatasetRows(files: readonly string[]): Promise<Dataset
   return new DatasetRows(rows, files.length === 0 ? "no files" : files.join(", "));
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Every server block of a merged config: `{name: {server_type: {implementation: fields}}}`. */
+function serverBlocks(config: unknown): Array<{ name: string; type: string; fields: Record<string, unknown> }> {
+  if (!isRecord(config)) return [];
+  const blocks: Array<{ name: string; type: string; fields: Record<string, unknown> }> = [];
+  for (const [name, block] of Object.entries(config)) {
+    if (!isRecord(block)) continue;
+    for (const [type, byImplementation] of Object.entries(block)) {
+      if (!isRecord(byImplementation)) continue;
+      for (const fields of Object.values(byImplementation)) if (isRecord(fields)) blocks.push({ name, type, fields });
+    }
+  }
+  return blocks;
+}
+
+/** The `description` a merged config gives an environment instance, if any. */
+export function descriptionIn(config: unknown, environment: string): string | undefined {
+  const block = serverBlocks(config).find((b) => b.name === environment && b.type === "resources_servers");
+  return typeof block?.fields.description === "string" ? block.fields.description : undefined;
+}
+
 /**
- * The JSONL files of the datasets the config's agents declare for `environment` (agents whose
- * `resources_server.name` is it), in config order, without duplicates. Files that do not exist (a
- * train split not downloaded) are returned apart, for a warning.
+ * The JSONL files of the datasets the merged config's agents declare for `environment` (agents
+ * whose `resources_server.name` is it), in config order, without duplicates. Files that do not exist
+ * (a train split not downloaded) are returned apart, for a warning.
  */
-export function datasetFilesFor(
-  environment: string,
-  instances: ReadonlyArray<{ type: string; fields: Record<string, unknown> }>,
-): { files: string[]; missing: string[] } {
+export function datasetFilesFor(environment: string, config: unknown): { files: string[]; missing: string[] } {
   const files: string[] = [];
   const missing: string[] = [];
-  for (const instance of instances) {
-    if (instance.type !== "responses_api_agents") continue;
-    const ref = instance.fields.resources_server as { name?: unknown } | undefined;
-    if (ref?.name !== environment) continue;
-    const datasets = Array.isArray(instance.fields.datasets) ? (instance.fields.datasets as Array<Record<string, unknown>>) : [];
+  for (const block of serverBlocks(config)) {
+    if (block.type !== "responses_api_agents") continue;
+    const ref = block.fields.resources_server;
+    if (!isRecord(ref) || ref.name !== environment) continue;
+    const datasets = Array.isArray(block.fields.datasets) ? block.fields.datasets : [];
     for (const dataset of datasets) {
-      const path = dataset?.jsonl_fpath;
+      const path = isRecord(dataset) ? dataset.jsonl_fpath : undefined;
       if (typeof path !== "string" || files.includes(path) || missing.includes(path)) continue;
       (existsSync(path) ? files : missing).push(path);
     }

@@ -4,19 +4,13 @@
 // environment.
 import { EnvironmentBridge } from "./episode.js";
 import { startGateway, type ProtocolEndpoint, type ProtocolLayer, type ProtocolSettings, type RunningGateway } from "./gateway.js";
-import { datasetFilesFor, loadDatasetRows } from "./rows.js";
+import { datasetFilesFor, descriptionIn, loadDatasetRows } from "./rows.js";
 
 export interface ServedInstance {
   name: string;
   server_type: string;
   url: string;
   host: string;
-}
-
-export interface ConfiguredInstance {
-  name: string;
-  type: string;
-  fields: Record<string, unknown>;
 }
 
 export interface RunningProtocols {
@@ -26,7 +20,8 @@ export interface RunningProtocols {
 
 export async function startProtocolGateways(
   running: readonly ServedInstance[],
-  configured: readonly ConfiguredInstance[],
+  /** The merged config (secrets may be hidden): where the agents' datasets and descriptions are. */
+  config: unknown,
   layers: readonly ProtocolLayer[],
   options: { settings?: ProtocolSettings; warn?: (message: string) => void } = {},
 ): Promise<RunningProtocols> {
@@ -38,12 +33,11 @@ export async function startProtocolGateways(
   try {
     for (const instance of running) {
       if (instance.server_type !== "resources_servers") continue;
-      const { files, missing } = datasetFilesFor(instance.name, configured);
+      const { files, missing } = datasetFilesFor(instance.name, config);
       if (missing.length > 0) options.warn?.(`${instance.name}: dataset file${missing.length > 1 ? "s" : ""} not found, served without ${missing.length > 1 ? "them" : "it"}: ${missing.join(", ")}`);
       if (files.length === 0) options.warn?.(`${instance.name}: no agent of the config gives it a dataset; its protocol clients must pass whole rows (OpenEnv: reset data "row")`);
       const rows = await loadDatasetRows(files);
-      const spec = configured.find((c) => c.name === instance.name);
-      const description = typeof spec?.fields.description === "string" ? spec.fields.description : undefined;
+      const description = descriptionIn(config, instance.name);
       const bridge = new EnvironmentBridge({ name: instance.name, url: instance.url, rows, description });
       gateways.push(await startGateway(bridge, layers, { host: instance.host, settings: options.settings }));
     }
