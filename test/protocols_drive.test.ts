@@ -16,6 +16,11 @@ import { CookieJar } from "../src/http/cookies.js";
 import vllmModel from "../src/models/vllm_model.js";
 import openenvRemote from "../src/protocols/drive/openenv.js";
 import orsRemote from "../src/protocols/drive/ors.js";
+import singleTool from "../src/environments/example_single_tool_call/index.js";
+import { EnvironmentBridge } from "../src/protocols/episode.js";
+import { startGateway } from "../src/protocols/gateway.js";
+import { openEnvLayer } from "../src/protocols/openenv/server.js";
+import { DatasetRows } from "../src/protocols/rows.js";
 import { startFakeEngine, type FakeEngine, type Policy } from "./doubles/fake_engine.js";
 import { readJsonlFile, runGym } from "./helpers/cli.js";
 import { startOpenEnvStandin, type OpenEnvStandin } from "./helpers/openenv_standin.js";
@@ -32,6 +37,10 @@ const policy: Policy = (turns, tools) => {
     if (toolTurns.length === 0) return { toolCalls: [{ name: "hint", arguments: {} }] };
     const digit = /digit is (\d)/.exec(toolTurns.at(-1)!.content)?.[1] ?? "0";
     return { text: digit === "5" ? "2" : digit };
+  }
+  if (names.includes("get_weather")) {
+    if (toolTurns.length === 0) return { toolCalls: [{ name: "get_weather", arguments: { city: "San Francisco" } }] };
+    return { text: /cold/.test(toolTurns.at(-1)!.content) ? "Bring a coat." : "Enjoy the sun." };
   }
   if (names.includes("submit")) {
     if (toolTurns.length === 0) return { toolCalls: [{ name: "scratch", arguments: { note: "adding" } }] };
@@ -121,6 +130,34 @@ describe("in process: gymnasium_agent plays a driven server", () => {
     expect(ors.live()).toBe(0);
     const wrong = await orsAgent.request("/run", { responses_create_params: input("Solve it."), index: 2 });
     expect(wrong.body.reward).toBe(0);
+  });
+
+  it("Gymkit's own OpenEnv server driven back: the tools of its reset observation, call_tool in its session, the answer as submit_answer", async () => {
+    const weather = await startInstance(singleTool);
+    const rows = new DatasetRows([{ responses_create_params: { input: "what's it like in sf?", tools: [(await weather.request("/tools")).body[0]] } }]);
+    const gateway = await startGateway(new EnvironmentBridge({ name: weather.name, url: weather.url, rows }), [openEnvLayer]);
+    const served = await startInstance(openenvRemote, {
+      name: "served",
+      config: { base_url: `${gateway.url}/openenv`, text_action_field: "answer", text_action_extra: { type: "submit_answer" } },
+    });
+    const model = await startInstance(vllmModel, { name: "policy_model", config: { base_url: engine.baseUrl, model: "m" } });
+    const agent = await startInstance(gymnasiumAgent, {
+      name: "served_agent",
+      config: { resources_server: { type: "resources_servers", name: "served" }, model_server: { type: "responses_api_models", name: "policy_model" }, max_steps: 4 },
+      servers: { served: served.url, policy_model: model.url },
+    });
+    try {
+      const result = await agent.request("/run", { responses_create_params: input("Answer the user."), row_index: 0 });
+      expect(result.status).toBe(200);
+      expect(result.body.reward).toBe(1);
+      const output = result.body.response.output as Array<Record<string, any>>;
+      expect(JSON.parse(output.find((i) => i.type === "function_call_output")!.output)).toEqual({ city: "San Francisco", weather_description: "The weather in San Francisco is cold." });
+      expect(output.at(-1)!.content[0].text).toBe("Bring a coat.");
+    } finally {
+      for (const s of [agent, model, served]) await s.close();
+      await gateway.close();
+      await weather.close();
+    }
   });
 
   it("errors: a step before reset, a row without a task and a server that is gone are answered with a reason, never a crash", async () => {

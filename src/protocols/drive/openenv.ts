@@ -9,7 +9,7 @@
 //           environments), else none; they go back in `info.tools`, which gymnasium_agent offers the model.
 //   /step   each function call of the model's response is a `call_tool` action (its result or error is
 //           the call's output); a response without calls is one text action `{<text_action_field>: text}`
-//           whose observation is the next user message. Rewards are summed; `done` ends the episode.
+//           (plus `text_action_extra`) whose observation is the next user message. Rewards are summed; `done` ends the episode.
 //   /close  sends `close` and drops the connection (gymnasium_agent calls it after every episode).
 //
 // The remote failing (connection refused, capacity reached, a reply outside the protocol) is a 502
@@ -26,6 +26,8 @@ const Config = z.strictObject({
   base_url: z.url({ protocol: /^https?$/ }),
   /** The action a text answer becomes: `{[text_action_field]: text}` (OpenEnv's echo env takes `message`). */
   text_action_field: z.string().min(1).default("message"),
+  /** Fixed fields of the text action, e.g. `{type: submit_answer}` with `text_action_field: answer` for Gymkit's own OpenEnv server. */
+  text_action_extra: z.record(z.string(), z.unknown()).default({}),
   /** The observation field shown to the model; default: the observation (without `tools`) as JSON, or its only string field. */
   observation_field: z.string().min(1).nullish(),
   /** Ask for tools with a `list_tools` action when the reset observation carries none. */
@@ -110,7 +112,7 @@ export default defineEnvironment<Config, Session>({
     if (!session) throw new HttpError(400, "step before reset: this session has no OpenEnv episode (POST /reset first)");
     const calls = toolCallsOf(response);
     if (calls.length === 0) {
-      const action = { [ctx.config.text_action_field]: textOf(response) };
+      const action = { ...ctx.config.text_action_extra, [ctx.config.text_action_field]: textOf(response) };
       let reply: { data: unknown };
       try {
         reply = (await exchange(who, () => session.socket.request("step", action))) as { data: unknown };
