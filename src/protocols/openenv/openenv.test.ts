@@ -215,6 +215,31 @@ describe("OpenEnv over WebSocket", () => {
   });
 });
 
+describe("MCP over WebSocket", () => {
+  it("answers `mcp` messages on /ws in the session, and JSON-RPC on the /mcp WebSocket", async () => {
+    const env = await OpenEnvSocket.open(weatherUrl);
+    await env.send({ type: "reset", data: { row_index: 0 } });
+    const listed = await env.send({ type: "mcp", data: { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} } });
+    expect(listed).toMatchObject({ type: "mcp", data: { id: 1, result: { tools: [expect.objectContaining({ name: "get_weather" })] } } });
+    const called = await env.send({ type: "mcp", data: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_weather", arguments: { city: "Rome" } } } });
+    expect(called.data.result.structuredContent).toEqual({ city: "Rome", weather_description: "The weather in Rome is cold." });
+    // The call went into the episode: it counts as a step.
+    expect((await env.send({ type: "state" })).data.step_count).toBe(1);
+    env.close();
+
+    const mcp = new WebSocket(`${weatherUrl.replace(/^http/, "ws")}/mcp`);
+    await new Promise((resolve, reject) => mcp.once("open", resolve).once("error", reject));
+    const reply = (message: string) =>
+      new Promise<any>((resolve) => {
+        mcp.once("message", (raw) => resolve(JSON.parse(String(raw))));
+        mcp.send(message);
+      });
+    expect(await reply("nope")).toMatchObject({ error: { code: -32700 } });
+    expect(await reply(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "get_weather", arguments: { city: "Kyiv" } } }))).toMatchObject({ id: 3, result: { isError: false } });
+    mcp.close();
+  });
+});
+
 describe("OpenEnv over HTTP", () => {
   it("answers /health, /metadata, /schema and a stateless /state", async () => {
     expect((await http("GET", `${weatherUrl}/health`)).body).toEqual({ status: "healthy" });

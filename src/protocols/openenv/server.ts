@@ -304,6 +304,14 @@ function send(socket: WebSocket, message: unknown): void {
 
 const validationError = (error: z.ZodError) => ({ type: "error", data: { message: "Invalid message", code: WS_ERROR.VALIDATION_ERROR, errors: zodDetails(error, []) } });
 
+/** A message checked by its schema, then its `data` by the payload's: the value, or the first failure. */
+function payloadOf<T>(message: z.ZodType<{ data: unknown }>, payload: z.ZodType<T>, value: unknown): { ok: true; value: T } | { ok: false; error: z.ZodError } {
+  const outer = message.safeParse(value);
+  if (!outer.success) return { ok: false, error: outer.error };
+  const inner = payload.safeParse(outer.data.data);
+  return inner.success ? { ok: true, value: inner.data } : { ok: false, error: inner.error };
+}
+
 /** One `/ws` connection: its session, messages handled one at a time in arrival order. */
 function serveConnection(service: OpenEnvService, socket: WebSocket): void {
   if (!service.capacity.tryAcquire()) {
@@ -348,18 +356,12 @@ async function handleMessage(service: OpenEnvService, session: Session, text: st
   try {
     switch (type) {
       case "reset": {
-        const parsed = WsMessage.reset.safeParse(message);
-        if (!parsed.success) return validationError(parsed.error);
-        const data = ResetData.safeParse(parsed.data.data);
-        if (!data.success) return validationError(data.error);
-        return { type: "observation", data: await service.reset(session, data.data) };
+        const data = payloadOf(WsMessage.reset, ResetData, message);
+        return data.ok ? { type: "observation", data: await service.reset(session, data.value) } : validationError(data.error);
       }
       case "step": {
-        const parsed = WsMessage.step.safeParse(message);
-        if (!parsed.success) return validationError(parsed.error);
-        const action = GymkitAction.safeParse(parsed.data.data);
-        if (!action.success) return validationError(action.error);
-        return { type: "observation", data: await service.step(session, action.data) };
+        const action = payloadOf(WsMessage.step, GymkitAction, message);
+        return action.ok ? { type: "observation", data: await service.step(session, action.value) } : validationError(action.error);
       }
       case "state": {
         const parsed = WsMessage.state.safeParse(message);
