@@ -21,6 +21,8 @@ import { CookieJar } from "../http/cookies.js";
 import { call, NO_RETRY } from "../http/client.js";
 import singleTool from "../environments/example_single_tool_call/index.js";
 import multiTurn from "../environments/example_multi_turn_gymnasium/index.js";
+import mathWithJudge from "../environments/math_with_judge/index.js";
+import vllmModel from "../models/vllm_model.js";
 import { EnvironmentBridge } from "./episode.js";
 import { startGateway, type RunningGateway } from "./gateway.js";
 import { DatasetRows } from "./rows.js";
@@ -39,6 +41,11 @@ const rowsOf = (env: string) =>
 
 let weather: RunningInstance;
 let turns: RunningInstance;
+let math: RunningInstance;
+let judge: RunningInstance;
+let mathGate: string;
+/** The judge's answers, in order (the fake engine behind the judge's vllm_model). */
+const verdicts: string[] = [];
 const gateways: RunningGateway[] = [];
 let weatherGate: string;
 let turnsGate: string;
@@ -55,11 +62,18 @@ beforeAll(async () => {
   turns = await startInstance(multiTurn);
   weatherGate = await serve(weather);
   turnsGate = await serve(turns, 3);
+  const judgeEngine = await engineOf({ model: "judge", policy: () => ({ text: verdicts.shift() ?? "no label" }) });
+  judge = await startInstance(vllmModel, { name: "judge_model", config: { base_url: judgeEngine.baseUrl, model: "judge" } });
+  math = await startInstance(mathWithJudge, {
+    config: { judge_model_server: { type: "responses_api_models", name: "judge_model" }, judge_responses_create_params: { input: [] }, should_use_judge: true },
+    servers: { judge_model: judge.url },
+  });
+  mathGate = await serve(math);
 });
 
 afterAll(async () => {
   await Promise.all(gateways.map((g) => g.close()));
-  await Promise.all([weather, turns].map((i) => i.close()));
+  await Promise.all([weather, turns, math, judge].map((i) => i.close()));
 });
 
 // ---- MCP ----------------------------------------------------------------------------------------
@@ -136,6 +150,27 @@ describe("MCP over streamable HTTP (the SDK's client)", () => {
       await s.transport.terminateSession();
       await s.client.close();
     }
+  });
+});
+
+describe("math_with_judge over MCP and ORS", () => {
+  it("the library verifier's reward, and the judge's when the library cannot tell, through both", async () => {
+    const { client, transport } = await mcpClient(mathGate);
+    await callTool(client, "start_episode", { row_index: 0 });
+    expect((await callTool(client, "submit_answer", { answer: "So the count is \\boxed{32}." })).structuredContent).toMatchObject({ reward: 1, verify: { library_reward: 1, extracted_answer: "32" } });
+    await callTool(client, "start_episode", { row_index: 0 });
+    expect((await callTool(client, "submit_answer", { answer: "\\boxed{31}" })).structuredContent.reward).toBe(0);
+    await transport.terminateSession();
+    await client.close();
+
+    const ors = new Ors(`${mathGate}/ors`);
+    await ors.open("math_with_judge", { split: "test", index: 4 });
+    // -3 written so that the library verifier does not match it; the judge says both ways it is the same.
+    verdicts.push("[[A=B]]", "[[A=B]]");
+    const judged = await ors.call("math_with_judge", "submit_answer", { answer: "\\boxed{minus three}" });
+    expect(judged).toMatchObject({ ok: true, output: { reward: 1, finished: true, metadata: { library_reward: 0 } } });
+    expect(judged.output.metadata.judge_evaluations).toHaveLength(2);
+    await ors.close();
   });
 });
 
