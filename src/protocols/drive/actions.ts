@@ -35,6 +35,32 @@ export function toolCallsOf(response: ResponseObject): ModelToolCall[] {
   return calls;
 }
 
+/** What the remote answered to one tool call: the call's output, the reward it gave, whether the episode ended. */
+export interface CallAnswer {
+  output: string;
+  reward?: number;
+  done?: boolean;
+}
+
+/**
+ * Runs a response's tool calls one after another (a remote session takes one at a time), until one
+ * ends the episode: a call whose arguments are not a JSON object is answered with why, unsent. Returns
+ * the step as gymnasium_agent reads it: rewards summed, the calls' outputs in `info.tool_outputs`.
+ */
+export async function stepThroughCalls(calls: readonly ModelToolCall[], run: (call: ModelToolCall) => Promise<CallAnswer>) {
+  const toolOutputs: Array<{ call_id: string; output: string }> = [];
+  let reward = 0;
+  let done = false;
+  for (const call of calls) {
+    if (done) break;
+    const answer: CallAnswer = call.argumentError ? { output: `error: ${call.argumentError}` } : await run(call);
+    reward += answer.reward ?? 0;
+    done = answer.done === true;
+    toolOutputs.push({ call_id: call.callId, output: answer.output });
+  }
+  return { observation: null, reward, terminated: done, info: { tool_outputs: toolOutputs } };
+}
+
 /** The text of a response's assistant messages, joined by newlines. */
 export function textOf(response: ResponseObject): string {
   const parts: string[] = [];

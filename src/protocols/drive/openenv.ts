@@ -17,8 +17,7 @@
 import { z } from "zod";
 import { HttpError } from "../../http/errors.js";
 import { defineEnvironment } from "../../environment_kit/define.js";
-import type { StepResult } from "../../environment_kit/types.js";
-import { asText, forwardedFields, functionTool, remoteFailure, textOf, toolCallsOf } from "./actions.js";
+import { asText, forwardedFields, functionTool, remoteFailure, stepThroughCalls, textOf, toolCallsOf } from "./actions.js";
 import { OpenEnvError, OpenEnvSocket } from "./openenv_socket.js";
 
 const Config = z.strictObject({
@@ -123,30 +122,18 @@ export default defineEnvironment<Config, Session>({
       const step = served(reply.data, who, "step");
       return { observation: shown(step.observation, ctx.config), reward: rewardOf(step.reward), terminated: step.done, info: {} };
     }
-    const toolOutputs: Array<{ call_id: string; output: string }> = [];
-    let reward = 0;
-    let done = false;
-    for (const call of calls) {
-      if (done) break;
-      if (call.argumentError) {
-        toolOutputs.push({ call_id: call.callId, output: `error: ${call.argumentError}` });
-        continue;
-      }
+    return stepThroughCalls(calls, async (call) => {
       try {
         const reply = (await exchange(who, () => session.socket.request("step", { type: "call_tool", tool_name: call.name, arguments: call.arguments }))) as { data: unknown };
         const step = served(reply.data, who, "call_tool");
-        reward += rewardOf(step.reward);
-        done = step.done;
         const { error, result } = step.observation;
-        toolOutputs.push({ call_id: call.callId, output: error !== undefined && error !== null ? `error: ${asText(error)}` : asText(result) });
+        return { output: error !== undefined && error !== null ? `error: ${asText(error)}` : asText(result), reward: rewardOf(step.reward), done: step.done };
       } catch (error) {
         // The environment refused this call (unknown tool, bad arguments): the model reads why.
         if (!(error instanceof OpenEnvError)) throw error;
-        toolOutputs.push({ call_id: call.callId, output: `error: ${error.message}` });
+        return { output: `error: ${error.message}` };
       }
-    }
-    const result: StepResult = { observation: null, reward, terminated: done, info: { tool_outputs: toolOutputs } };
-    return result;
+    });
   },
   close(ctx) {
     ctx.sessions.get(ctx.sessionId)?.socket.close();

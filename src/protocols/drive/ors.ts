@@ -17,7 +17,7 @@ import { z } from "zod";
 import { CallError } from "../../http/client.js";
 import { HttpError } from "../../http/errors.js";
 import { defineEnvironment } from "../../environment_kit/define.js";
-import { functionTool, remoteFailure, toolCallsOf } from "./actions.js";
+import { functionTool, remoteFailure, stepThroughCalls, toolCallsOf } from "./actions.js";
 import { blocksText, OrsClient } from "./ors_client.js";
 
 const Config = z.strictObject({
@@ -93,26 +93,12 @@ export default defineEnvironment<Config, Session, Record<never, never>, Record<n
     if (!session) throw new HttpError(400, "step before reset: this session has no ORS episode (POST /reset first)");
     const calls = toolCallsOf(response);
     if (calls.length === 0) return { observation: null, reward: 0, terminated: true, info: { ended_by: "a response without tool calls" } };
-    const toolOutputs: Array<{ call_id: string; output: string }> = [];
-    let reward = 0;
-    let finished = false;
-    for (const call of calls) {
-      if (finished) break;
-      if (call.argumentError) {
-        toolOutputs.push({ call_id: call.callId, output: `error: ${call.argumentError}` });
-        continue;
-      }
+    return stepThroughCalls(calls, async (call) => {
       const result = await remote(who, `/${session.env}/call ${call.name}`, () => ctx.resources.client.callTool(session.env, session.sid, call.name, call.arguments));
       if (result === null || typeof result !== "object" || typeof result.ok !== "boolean") throw remoteFailure(who, `/${session.env}/call ${call.name} answered something that is not a RunToolOutput`);
-      if (!result.ok) {
-        toolOutputs.push({ call_id: call.callId, output: `error: ${result.error}` });
-        continue;
-      }
-      reward += result.output.reward ?? 0;
-      finished = result.output.finished === true;
-      toolOutputs.push({ call_id: call.callId, output: blocksText(result.output.blocks ?? []) });
-    }
-    return { observation: null, reward, terminated: finished, info: { tool_outputs: toolOutputs } };
+      if (!result.ok) return { output: `error: ${result.error}` };
+      return { output: blocksText(result.output.blocks ?? []), reward: result.output.reward ?? 0, done: result.output.finished === true };
+    });
   },
   async close(ctx) {
     const session = ctx.sessions.get(ctx.sessionId);
