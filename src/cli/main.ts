@@ -74,6 +74,14 @@ env
   .option("--dir <path>", "the folder to create (default: ./<id>)")
   .action(async (id: string, options) => (await import("./env_init.js")).envInit(id, options));
 
+env
+  .command("mcp")
+  .description("serve one running environment as an MCP server over stdio (start_episode, its tools, submit_answer)")
+  .requiredOption("--url <url>", "the environment server's base URL (e.g. from gym env status)")
+  .option("--name <name>", "the environment's name, as MCP clients see it", "environment")
+  .option("--rows <file>", "JSONL rows episodes start from (repeatable)", collect, [])
+  .action(async (options) => (await import("./env_mcp.js")).envMcp(options));
+
 configOptions(env.command("resolve").description("print the merged config (secrets hidden)")).action(async (overrides: string[], options) =>
   (await import("./env_resolve.js")).envResolve(overrides, options),
 );

@@ -4,12 +4,16 @@
 // protocol is one line here.
 import { UserError } from "../config/user_error.js";
 import type { ProtocolLayer } from "./gateway.js";
+import { mcpLayer } from "./mcp/server.js";
 import { openEnvLayer } from "./openenv/server.js";
+import { orsLayer } from "./ors/server.js";
 
 export const NEMO_GYM_PROTOCOL = "nemo-gym";
 
 export const PROTOCOL_LAYERS: Readonly<Record<string, ProtocolLayer>> = {
   openenv: openEnvLayer,
+  mcp: mcpLayer,
+  ors: orsLayer,
 };
 
 export function protocolNames(): string[] {
