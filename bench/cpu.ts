@@ -14,18 +14,14 @@
 // Model calls are counted by the fake engine, which runs in this process (its CPU is not Gymkit's: the
 // meter reads only the `gym` process trees). The judge engine is bench/judge_engine_process.ts.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { TreeMeter, waitFor } from "./collect.js";
+import { TreeMeter, waitFor, writeInput } from "./collect.js";
+import { arg, startEngine as startJudgeEngine } from "./judged.js";
 import { machineLine, markdownTable } from "./machine.js";
 import { REPO_ROOT, NEMO_GYM_EXAMPLES } from "../test/helpers/cli.js";
 import { examplePolicy, startFakeEngine, type Policy } from "../test/doubles/fake_engine.js";
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
-}
 
 interface Build {
   name: string;
@@ -41,16 +37,6 @@ const countingPolicy: Policy = (turns, tools, request) => {
   modelCalls++;
   return examplePolicy(turns, tools, request);
 };
-
-function singleToolCallInput(path: string, rows: number): void {
-  const base = JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
-  const lines: string[] = [];
-  for (let i = 0; i < rows; i++) {
-    base.responses_create_params.input[1].content = `what's it like in sf? (question ${i})`;
-    lines.push(JSON.stringify(base));
-  }
-  writeFileSync(path, `${lines.join("\n")}\n`);
-}
 
 interface Run {
   cpuMs: number;
@@ -105,36 +91,6 @@ async function perServer(build: Build, engineUrl: string, modelType: string, inp
   }
 }
 
-async function judgeEngine(): Promise<{ url: string; stop: () => Promise<{ judgeCalls: number }> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "bench", "judge_engine_process.ts"), "0"], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
-  let buffered = "";
-  const lines: string[] = [];
-  let wake: (() => void) | undefined;
-  child.stdout!.on("data", (d: Buffer) => {
-    buffered += d.toString();
-    let at: number;
-    while ((at = buffered.indexOf("\n")) >= 0) {
-      lines.push(buffered.slice(0, at));
-      buffered = buffered.slice(at + 1);
-      wake?.();
-    }
-  });
-  const next = async () => {
-    while (lines.length === 0) await new Promise<void>((r) => (wake = r));
-    return lines.shift()!;
-  };
-  const url = await next();
-  return {
-    url,
-    stop: async () => {
-      child.kill("SIGTERM");
-      const stats = JSON.parse(await next()) as { judgeCalls: number };
-      await new Promise((r) => child.once("exit", r));
-      return stats;
-    },
-  };
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const fmt = (xs: number[], digits = 2) => xs.map((x) => x.toFixed(digits)).join(", ");
 
@@ -157,11 +113,11 @@ export default async function main(): Promise<void> {
   const failures: string[] = [];
   try {
     const oneRow = join(dir, "one.jsonl");
-    singleToolCallInput(oneRow, 1);
+    writeInput(oneRow, 1);
     const input = join(dir, "input.jsonl");
-    singleToolCallInput(input, rollouts);
+    writeInput(input, rollouts);
     const ratioInput = join(dir, "ratio.jsonl");
-    singleToolCallInput(ratioInput, ratioRollouts);
+    writeInput(ratioInput, ratioRollouts);
     const mathInput = join(dir, "math.jsonl");
     writeFileSync(mathInput, Array.from({ length: ratioRollouts }, (_, i) => JSON.stringify({ responses_create_params: { input: [{ role: "user", content: `(${i}) What is 21 plus 21?` }] }, question: `(${i}) What is 21 plus 21?`, expected_answer: "42" })).join("\n") + "\n");
     const multiStep = join(NEMO_GYM_EXAMPLES, "example_multi_step", "example.jsonl");
@@ -210,7 +166,7 @@ export default async function main(): Promise<void> {
         check(build, "plain ratio run", plain);
         const multi = await oneProcess(build, engine.baseUrl, "vllm_model", ["--resources-server", "example_multi_step", "-i", multiStep, "--num-repeats", String(multiRepeats)], dir);
         check(build, "multi-step run", multi);
-        const judge = await judgeEngine();
+        const judge = await startJudgeEngine(0);
         const judged = await oneProcess(build, judge.url, "vllm_model", ["--resources-server", "math_with_judge", "++math_with_judge.resources_servers.math_with_judge.should_use_judge=true", "-i", mathInput], dir);
         const { judgeCalls } = await judge.stop();
         check(build, "judged run", judged);
@@ -226,7 +182,7 @@ export default async function main(): Promise<void> {
     }
     if (big > 0) {
       const bigInput = join(dir, "big.jsonl");
-      singleToolCallInput(bigInput, big);
+      writeInput(bigInput, big);
       for (const build of builds) {
         const startup = median(results.get(build.name)!.get("startup")!);
         const run = await oneProcess(build, engine.baseUrl, "vllm_model", ["--resources-server", "example_single_tool_call", "-i", bigInput], dir);
