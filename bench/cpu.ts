@@ -194,7 +194,6 @@ export default async function main(): Promise<void> {
       }
     }
 
-    const cell = (build: Build, key: string, digits = 2) => fmt(results.get(build.name)!.get(key) ?? [], digits);
     const rows: Array<Array<string | number>> = [];
     const add = (what: string, key: string, digits = 2, scale = 1) =>
       rows.push([what, ...builds.map((b) => fmt((results.get(b.name)!.get(key) ?? []).map((x) => x * scale), digits))]);
@@ -217,8 +216,8 @@ export default async function main(): Promise<void> {
     add(`math_with_judge, judge on (${ratioRollouts}): CPU ms per model call, net`, "per call judged");
     rows.push(["multi-turn / plain per model call", ...builds.map((b) => (results.get(b.name)!.get("per call multi") ?? []).map((x, i) => (x / results.get(b.name)!.get("per call plain")![i]!).toFixed(2)).join(", "))]);
     rows.push(["judged / plain per model call", ...builds.map((b) => (results.get(b.name)!.get("per call judged") ?? []).map((x, i) => (x / results.get(b.name)!.get("per call plain")![i]!).toFixed(2)).join(", "))]);
-    add("model calls per rollout: multi-step, judged", "calls multi");
-    rows.push(["", ...builds.map((b) => cell(b, "calls judged"))]);
+    add("model calls per rollout: example_multi_step", "calls multi");
+    add("model calls per rollout: math_with_judge, judge on", "calls judged");
     const headers = ["measure (rounds separated by commas)", ...builds.map((b) => (b.name === "baseline" ? `baseline (${baselineDir})` : b.name))];
     process.stdout.write(`## cpu\n\n${machineLine()} · concurrency ${arg("concurrency", "64")} · ${rounds} round(s), builds alternated\n\n${markdownTable(headers, rows)}\n`);
     if (failures.length > 0) process.stdout.write(`\nFailed runs:\n${failures.map((f) => `- ${f}`).join("\n")}\n`);
