@@ -13,7 +13,7 @@ import { gym, TreeMeter, waitFor } from "./collect.js";
 import { machineLine, markdownTable } from "./machine.js";
 import { REPO_ROOT } from "../test/helpers/cli.js";
 
-function arg(name: string, fallback: string): string {
+export function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
 }
@@ -24,7 +24,7 @@ interface JudgeStats {
   meanInFlight: number;
 }
 
-async function startEngine(judgeDelayMs: number): Promise<{ url: string; stop: () => Promise<JudgeStats> }> {
+export async function startEngine(judgeDelayMs: number): Promise<{ url: string; stop: () => Promise<JudgeStats> }> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "bench", "judge_engine_process.ts"), String(judgeDelayMs)], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
   const lines: string[] = [];
   let buffered = "";

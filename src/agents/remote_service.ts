@@ -5,7 +5,7 @@
 // (a deadline, an HTTP error, a body that is not a Responses object) thrown as a RemoteAgentError
 // whose message says what to fix. A reply of the wrong shape will not mend itself on a retry: it is
 // a RemoteAgentTerminalError, and the rollout's failure line is marked final.
-import { request, type Dispatcher } from "undici";
+import { request, type Dispatcher } from "../http/undici_lite.js";
 import { z } from "zod";
 import { dispatcher, truncate } from "../http/client.js";
 import { CookieJar } from "../http/cookies.js";

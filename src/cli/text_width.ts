@@ -2,7 +2,9 @@
 // wraps, and `\r` then only rewrites its last row, leaving a trail of stale lines behind. CJK and
 // emoji take two columns, combining marks none; cuts fall between graphemes, never inside one.
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+// Made on first use: building it loads ICU's break rules (~20 ms of CPU), which a `--quiet` run never needs.
+let segmenterMade: Intl.Segmenter | undefined;
+const graphemes = (text: string) => (segmenterMade ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(text);
 
 /** A lone combining mark (one after a base character is part of its grapheme already). */
 const COMBINING = /^[\p{Mn}\p{Me}]$/u;
@@ -45,7 +47,7 @@ function graphemeWidth(grapheme: string): number {
 
 export function displayWidth(text: string): number {
   let width = 0;
-  for (const { segment } of segmenter.segment(text)) width += graphemeWidth(segment);
+  for (const { segment } of graphemes(text)) width += graphemeWidth(segment);
   return width;
 }
 
@@ -55,7 +57,7 @@ export function fitToWidth(text: string, columns: number): string {
   if (displayWidth(text) <= columns) return text;
   let out = "";
   let width = 0;
-  for (const { segment } of segmenter.segment(text)) {
+  for (const { segment } of graphemes(text)) {
     const w = graphemeWidth(segment);
     if (width + w > columns - 1) break;
     out += segment;

@@ -4,7 +4,7 @@
 // missing. A stream that simply stops — a crashed server closes it cleanly — is an error, never a
 // short epoch.
 import { StringDecoder } from "node:string_decoder";
-import { request as httpRequest } from "undici";
+import { request as httpRequest } from "../http/undici_lite.js";
 import { dispatcher, joinUrl, truncate } from "../http/client.js";
 import {
   NDJSON,

@@ -1,7 +1,7 @@
 // The one HTTP client: `undici.request` over a single pooled keep-alive dispatcher (Node 20's global
 // fetch bundles an older undici and opens more sockets), with per-call timeouts and bounded retries.
 import { EventEmitter } from "node:events";
-import { Agent, request, type Dispatcher } from "undici";
+import { Agent, request, type Dispatcher } from "./undici_lite.js";
 import type { CookieJar } from "./cookies.js";
 import { redactUrl, redactUrlsIn, urlCredentials } from "../config/url_secrets.js";
 import { recordRetry, statusRetryClass, type RetryClass } from "./retry_stats.js";

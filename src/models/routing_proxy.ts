@@ -7,7 +7,7 @@
 // included). A route's `base_url` may be a list: replicas, sticky per rollout (see replicas.ts).
 import type { IncomingHttpHeaders } from "node:http";
 import type { FastifyRequest } from "fastify";
-import { request as httpRequest, type Dispatcher } from "undici";
+import { request as httpRequest, type Dispatcher } from "../http/undici_lite.js";
 import { z } from "zod";
 import { CallError, describeError, dispatcher, joinUrl } from "../http/client.js";
 import { HttpError, parseOr422 } from "../http/errors.js";

@@ -1,0 +1,69 @@
+// `npm run bench -- profile [--top 25] [--per-rollout-ms X] FILE.cpuprofile…`
+// Summarises V8 CPU profiles (`node --cpu-prof`; `gym env start --process-per-server` passes the flag on
+// to every server it forks) as Markdown: per profile, the share of busy samples by package or folder
+// and the functions with the most self time. Shares are of the samples that were not idle; with
+// --rollouts they are also put as µs per rollout, scaled to the profile's busy sampled time (the
+// sampler ticks on wall time, so on a loaded machine the absolute figures run high; the shares hold).
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { markdownTable } from "./machine.js";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function shortUrl(url: string): string {
+  return url.replace(/^file:\/\/.*?\/(dist|src)\//, "$1/").replace(/^file:\/\/.*\/node_modules\//, "");
+}
+
+function groupOf(url: string, name: string): string {
+  const short = shortUrl(url);
+  if (!short) return name.startsWith("(") ? name : "native (syscalls, JSON, builtins)";
+  if (short.startsWith("node:")) return short.startsWith("node:internal/modules") || short.startsWith("node:internal/bootstrap") ? "node: module loading" : "node: core (streams, net, http, events…)";
+  const parts = short.split("/");
+  if (parts[0] === "dist" || parts[0] === "src") return `gymkit ${parts[1]}/`;
+  return parts[0]!.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!;
+}
+
+export default async function main(): Promise<void> {
+  const argv = process.argv.slice(3);
+  const top = argv.includes("--top") ? Number(argv[argv.indexOf("--top") + 1]) : 25;
+  const perRolloutMs = argv.includes("--per-rollout-ms") ? Number(argv[argv.indexOf("--per-rollout-ms") + 1]) : 0;
+  const files = argv.filter((a) => a.endsWith(".cpuprofile"));
+  for (const file of files) {
+    const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
+    const self = new Map<number, number>();
+    profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+    const byFunction = new Map<string, number>();
+    const byGroup = new Map<string, number>();
+    let busy = 0;
+    for (const node of profile.nodes) {
+      const t = self.get(node.id) ?? 0;
+      const { functionName, url, lineNumber } = node.callFrame;
+      if (t === 0 || functionName === "(idle)") continue;
+      busy += t;
+      const key = shortUrl(url) ? `${functionName || "(anonymous)"} ${shortUrl(url)}:${lineNumber + 1}` : `${functionName || "(anonymous)"} (native)`;
+      byFunction.set(key, (byFunction.get(key) ?? 0) + t);
+      const group = groupOf(url, functionName);
+      byGroup.set(group, (byGroup.get(group) ?? 0) + t);
+    }
+    const perRollout = (t: number) => (perRolloutMs > 0 ? [((t / busy) * perRolloutMs * 1000).toFixed(0)] : []);
+    const headers = ["", "share of busy samples", ...(perRolloutMs > 0 ? [`µs of ${perRolloutMs} ms / rollout`] : [])];
+    const rows = (m: Map<string, number>) =>
+      [...m]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, top)
+        .map(([k, t]) => [`\`${k}\``, `${((100 * t) / busy).toFixed(1)}%`, ...perRollout(t)]);
+    process.stdout.write(`### ${basename(file)}: ${(busy / 1e6).toFixed(1)} s busy sampled\n\n`);
+    process.stdout.write(`${markdownTable(["package / folder", ...headers.slice(1)], rows(byGroup))}\n\n`);
+    process.stdout.write(`${markdownTable(["function (self time)", ...headers.slice(1)], rows(byFunction))}\n\n`);
+  }
+}
