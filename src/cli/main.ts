@@ -197,7 +197,13 @@ configOptions(
 program
   .command("view")
   .description("browse a run in a local web app: rollouts, conversations, tool calls, rewards, failures and metrics, until Ctrl-C")
-  .requiredOption("--rollouts <path>", "a rollout file; its <stem>_failures.jsonl, _aggregate_metrics.json and _materialized_inputs.jsonl are read when present")
+  .option(
+    "--rollouts <path>",
+    "a rollout file; its <stem>_failures.jsonl, _aggregate_metrics.json and _materialized_inputs.jsonl are read when present. Repeat it, or give a directory of runs, to compare runs (the first is the baseline)",
+    collect,
+    [],
+  )
+  .option("--no-live", "index the files once at start-up instead of following them as they grow")
   .option("--host <host>", "address to bind", "127.0.0.1")
   .option("--port <port>", "port (0 picks a free one)", "11200")
   .action(async (options) => (await import("./view.js")).view(options));

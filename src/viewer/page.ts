@@ -1,5 +1,5 @@
 // The viewer's single page: an HTML shell with the style sheet (style.ts) and the compiled browser
-// scripts (browser/steps.ts, then browser/app.ts, which calls into it) inline, both under the nonce the
+// scripts (browser/steps.ts, compare.ts, live.ts, then browser/app.ts, which calls into them) inline, both under the nonce the
 // server's Content-Security-Policy names. Each script is a classic one (no modules), so joined in
 // order they run as one script sharing its global declarations.
 //
@@ -9,10 +9,11 @@
 // build older than a script's source is refused rather than served.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { COMPARE_STYLE } from "./compare/style.js";
 import { VIEWER_STYLE } from "./style.js";
 
 /** The page's scripts, in the order they run. */
-export const BROWSER_SCRIPTS = ["steps", "app"] as const;
+export const BROWSER_SCRIPTS = ["steps", "compare", "live", "app"] as const;
 const RUNNING_FROM_SOURCE = import.meta.url.endsWith(".ts");
 
 function compiledScript(name: string): string {
@@ -43,11 +44,12 @@ export function viewerPage(): (nonce: string) => string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>gym view</title>
 <link rel="icon" href="data:,">
-<style nonce="${nonce}">${VIEWER_STYLE}</style>
+<style nonce="${nonce}">${VIEWER_STYLE}${COMPARE_STYLE}</style>
 </head>
 <body>
 <header>
-  <h1><a href="#/">gym view</a></h1><nav><a id="rollouts-link" href="#/">rollouts</a><a id="tasks-link" href="#/tasks">tasks</a></nav><span id="run-path" class="mono muted"></span>
+  <h1><a href="#/">gym view</a></h1><nav><a id="rollouts-link" href="#/">rollouts</a><a id="tasks-link" href="#/tasks">tasks</a><a id="compare-link" href="#/compare" hidden>compare</a></nav><span id="run-path" class="mono muted"></span>
+  <div id="live"></div>
   <div id="counts" class="counts"></div>
   <div id="agents" class="agents"></div>
   <div id="notices"></div>

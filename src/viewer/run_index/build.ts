@@ -11,7 +11,7 @@ import { indexPlanned, type Planned } from "./planned.js";
 import { sortEntries } from "./query.js";
 
 /** Malformed lines are all counted; this many are named (file and line) in the summary. */
-const MALFORMED_NAMED = 100;
+export const MALFORMED_NAMED = 100;
 /** Missing pairs are all counted; this many are named. */
 const MISSING_NAMED = 20;
 
@@ -58,7 +58,7 @@ function agentName(row: Record<string, unknown>): string {
 }
 
 /** What the index keeps of a row, or why the row cannot be indexed. */
-function fieldsOf(row: Record<string, unknown>, lineNo: number, isFailure: boolean): IndexedFields | string {
+export function fieldsOf(row: Record<string, unknown>, lineNo: number, isFailure: boolean): IndexedFields | string {
   let task: number;
   let rollout: number;
   if (row._ng_task_index === undefined && !isFailure) {
@@ -83,12 +83,12 @@ function fieldsOf(row: Record<string, unknown>, lineNo: number, isFailure: boole
   };
 }
 
-function fileReport(path: string): FileReport {
+export function fileReport(path: string): FileReport {
   const present = existsSync(path);
   return { path, present, bytes: present ? statSync(path).size : 0, lines: 0 };
 }
 
-function countForAgent(agentStats: AgentStats[], agent: number, name: string, isFailure: boolean, reward: number): void {
+export function countForAgent(agentStats: AgentStats[], agent: number, name: string, isFailure: boolean, reward: number): void {
   const stats = (agentStats[agent] ??= { name, rollouts: 0, failures: 0, rewarded: 0, rewardSum: 0, minReward: Infinity, maxReward: -Infinity });
   if (isFailure) {
     stats.failures++;
@@ -104,7 +104,7 @@ function countForAgent(agentStats: AgentStats[], agent: number, name: string, is
 }
 
 /** Tasks, failed and duplicated pairs in one pass over the sorted entries; missing pairs against the plan. */
-function countPairs(e: Entries, order: Uint32Array, planned: Planned | undefined): PairCounts {
+export function countPairs(e: Entries, order: Uint32Array, planned: Planned | undefined): PairCounts {
   const counts: PairCounts = { tasks: 0, failedPairs: 0, duplicatePairs: 0, missingPairs: 0, missingNamed: [] };
   const countMissing = (key: number) => {
     counts.missingPairs++;
