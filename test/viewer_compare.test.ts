@@ -7,6 +7,7 @@
 //   bound, used as the wait limit), a partial last line is not reported malformed, and a file
 //   rewritten shorter is indexed again;
 // - the comparison API without common tasks (unpaired) and the naming of a directory of runs.
+// - `gym eval run --view` (one CLI spawn): the viewer of the run it starts, serving after the run.
 // `GYM_SCREENSHOTS=1` also writes docs/img/viewer-compare.png (the README's screenshot).
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,7 +18,7 @@ import { resultLine } from "../src/collect/lines.js";
 import { namedRuns } from "../src/viewer/compare/runs.js";
 import { startViewer, type Viewer } from "../src/viewer/server.js";
 import { BASELINE_REWARDS, CANDIDATE_REWARDS, answer, question, writeComparedRuns } from "./fixtures/viewer/compare_runs.js";
-import { REPO_ROOT } from "./helpers/cli.js";
+import { REPO_ROOT, startGym } from "./helpers/cli.js";
 
 /** The issue's bound for a live update to show. */
 const LIVE_BOUND_MS = 2000;
@@ -228,4 +229,34 @@ describe("the comparison API and runs named from a directory", () => {
       await viewer.close();
     }
   });
+});
+
+describe("gym eval run --view", () => {
+  it("serves the run it starts, and keeps serving the finished run until Ctrl-C", async () => {
+    const output = join(mkdtempSync(join(tmpdir(), "gym-view-run-")), "quickstart.jsonl");
+    const child = startGym(["eval", "run", "--config", "examples/quickstart.yaml", "-o", output, "--quiet", "--view"]);
+    let stderr = "";
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const waitFor = async (pattern: RegExp) => {
+      const deadline = Date.now() + 60_000;
+      while (!pattern.test(stderr) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+      const match = pattern.exec(stderr);
+      if (!match) throw new Error(`no ${pattern} in gym's stderr: ${stderr}`);
+      return match;
+    };
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    try {
+      const url = (await waitFor(/viewer: (http:\/\/127\.0\.0\.1:\d+\/) follows this run/))[1]!;
+      await waitFor(/the run is over; the viewer still serves it/);
+      const version = (await (await fetch(`${url}api/version`)).json()) as { live: boolean; runs: Array<{ rollouts: number; planned: number; missing_pairs: number; done: boolean }> };
+      expect(version.live).toBe(true);
+      expect(version.runs[0]).toMatchObject({ rollouts: 20, planned: 20, missing_pairs: 0, done: true });
+      const summary = (await (await fetch(`${url}api/summary`)).json()) as { rollouts_path: string; counts: { rollouts: number } };
+      expect(summary).toMatchObject({ rollouts_path: output, counts: { rollouts: 20 } });
+      child.kill("SIGINT");
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 90_000);
 });

@@ -95,7 +95,9 @@ Exit codes:
   5  engine unavailable: a --model-server-cmd engine exited, or every replica of an engine was
      unreachable for --model-unreachable-timeout; the rest is left unrun for --resume`,
       )
-      .option("--dry-run", "check everything, print the plan (rollouts per agent, tasks), the commands it would start and the resolved config (secrets hidden); start and write nothing"),
+      .option("--dry-run", "check everything, print the plan (rollouts per agent, tasks), the commands it would start and the resolved config (secrets hidden); start and write nothing")
+      .option("--view", "open the viewer (gym view) on this run: it prints the URL, updates as rollouts are written, and keeps serving after the run until Ctrl-C")
+      .option("--view-port <port>", "port of --view's viewer (default: a free one)"),
   ),
   { perShard: true },
 ).action(async (overrides: string[], options) => (await import("./eval_run.js")).evalRun(overrides, options));

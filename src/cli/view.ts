@@ -23,7 +23,7 @@ export async function startViewerOrRefuse(options: Parameters<typeof startViewer
   }
 }
 
-/** Serves until SIGINT or SIGTERM, then closes the viewer and exits 0. */
+/** Serves until SIGINT or SIGTERM, then closes the viewer and exits (with process.exitCode when set, else 0). */
 export async function serveUntilStopped(viewer: Viewer): Promise<never> {
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
@@ -34,7 +34,7 @@ export async function serveUntilStopped(viewer: Viewer): Promise<never> {
     process.once("SIGTERM", stop);
   });
   await viewer.close();
-  process.exit(0);
+  process.exit(process.exitCode ?? 0);
 }
 
 export async function view(options: ViewOptions): Promise<void> {
