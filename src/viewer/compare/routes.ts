@@ -33,6 +33,8 @@ interface Snapshot {
   tasks: Uint32Array;
   slots: Int32Array[];
   orders: Map<string, Uint32Array>;
+  /** Each other run against the baseline, computed on first ask. */
+  comparisons: Array<ReturnType<typeof compareRuns> | undefined>;
 }
 
 function unionOfTasks(means: TaskMeans[]): { tasks: Uint32Array; slots: Int32Array[] } {
@@ -70,7 +72,7 @@ export function compareRoutes(app: FastifyInstance, sources: readonly RunSource[
     if (snapshot?.key === key) return snapshot;
     const runs = sources.map((s) => s.run);
     const means = runs.map(taskMeans);
-    snapshot = { key, runs, numbers: runs.map(runNumbers), means, ...unionOfTasks(means), orders: new Map() };
+    snapshot = { key, runs, numbers: runs.map(runNumbers), means, ...unionOfTasks(means), orders: new Map(), comparisons: [] };
     return snapshot;
   };
   const otherParam = (query: Query) => {
@@ -102,7 +104,7 @@ export function compareRoutes(app: FastifyInstance, sources: readonly RunSource[
           path: source.path,
           ...numbers,
           key_metrics: Object.fromEntries(source.metrics.agents.map((agent) => [agent.name, agent.entry.key_metrics ?? null])),
-          comparison: i === 0 ? null : compareRuns({ numbers: s.numbers[0]!, tasks: s.means[0]! }, { numbers: s.numbers[i]!, tasks: s.means[i]! }),
+          comparison: i === 0 ? null : (s.comparisons[i] ??= compareRuns({ numbers: s.numbers[0]!, tasks: s.means[0]! }, { numbers: s.numbers[i]!, tasks: s.means[i]! })),
         };
       }),
     };
