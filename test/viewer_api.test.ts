@@ -142,11 +142,11 @@ describe("gym view API", () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ total: 5, offset: 0, limit: 100, sort: "task", pass_threshold: 1 });
     expect(body.rows).toEqual([
-      { task: 0, agents: ["math_agent"], rollouts: 2, failures: 0, mean_reward: 0.5, min_reward: 0, max_reward: 1, passes: 1, pass_rate: 0.5 },
-      { task: 1, agents: ["tool_agent"], rollouts: 2, failures: 0, mean_reward: 0.75, min_reward: 0.5, max_reward: 1, passes: 1, pass_rate: 0.5 },
-      { task: 2, agents: ["math_agent"], rollouts: 1, failures: 2, mean_reward: 1, min_reward: 1, max_reward: 1, passes: 1, pass_rate: 1 },
-      { task: 3, agents: ["tool_agent"], rollouts: 2, failures: 1, mean_reward: 0.5, min_reward: 0, max_reward: 1, passes: 1, pass_rate: 0.5 },
-      { task: 4, agents: ["nemo_agent"], rollouts: 1, failures: 0, mean_reward: 0.25, min_reward: 0.25, max_reward: 0.25, passes: 0, pass_rate: 0 },
+      { task: 0, prompt: "What is 2 + 2?", agents: ["math_agent"], rollouts: 2, failures: 0, mean_reward: 0.5, min_reward: 0, max_reward: 1, passes: 1, pass_rate: 0.5 },
+      { task: 1, prompt: "What's the weather in Paris?", agents: ["tool_agent"], rollouts: 2, failures: 0, mean_reward: 0.75, min_reward: 0.5, max_reward: 1, passes: 1, pass_rate: 0.5 },
+      { task: 2, prompt: "What is 3 * 3?", agents: ["math_agent"], rollouts: 1, failures: 2, mean_reward: 1, min_reward: 1, max_reward: 1, passes: 1, pass_rate: 1 },
+      { task: 3, prompt: "Weather in Oslo?", agents: ["tool_agent"], rollouts: 2, failures: 1, mean_reward: 0.5, min_reward: 0, max_reward: 1, passes: 1, pass_rate: 0.5 },
+      { task: 4, prompt: "Café au lait: how many calories?", agents: ["nemo_agent"], rollouts: 1, failures: 0, mean_reward: 0.25, min_reward: 0.25, max_reward: 0.25, passes: 0, pass_rate: 0 },
     ]);
     // The numbers agree with the per-task view.
     expect((await get("/api/tasks/3")).body.stats).toMatchObject({ rollouts: 2, failures: 1, mean_reward: 0.5, min_reward: 0, max_reward: 1 });
@@ -404,7 +404,8 @@ describe("gym view (the command)", () => {
     const page = await fetch(url, { headers: { accept: "text/html" } });
     const nonce = /script-src 'nonce-([^']+)'/.exec(page.headers.get("content-security-policy")!)![1]!;
     const html = await page.text();
-    const script = html.slice(html.indexOf(`<script nonce="${nonce}">`) + `<script nonce="${nonce}">`.length, html.indexOf("</script>"));
+    const start = html.indexOf(`<script nonce="${nonce}">`) + `<script nonce="${nonce}">`.length;
+    const script = html.slice(start, html.indexOf("</script>", start));
     // dist/viewer/browser/{steps,app}.js as the build wrote them: classic scripts (no module syntax), joined, that parse.
     expect(script).toBe(BROWSER_SCRIPTS.map((name) => readFileSync(join(REPO_ROOT, "dist", "viewer", "browser", `${name}.js`), "utf8")).join("\n"));
     expect(script).toContain("/api/summary");

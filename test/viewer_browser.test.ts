@@ -39,7 +39,8 @@ const tableRows = () =>
 /** No element, script or handler came out of row content: the payloads would have set window.__xss. */
 async function expectNoInjection(): Promise<void> {
   expect(await page.locator("img").count()).toBe(0);
-  expect(await page.locator("script").count()).toBe(1);
+  // The page's own script and uPlot (from /assets/uplot.js).
+  expect(await page.locator("script").count()).toBe(2);
   expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
   expect(dialogs).toEqual([]);
 }
@@ -111,7 +112,7 @@ describe("gym view in a browser", () => {
     await page.locator("#tasks-link").click();
     const taskRows = () => page.$$eval("#tasks tbody tr", (rows) => rows.map((row) => Number(row.getAttribute("data-task"))));
     await expect.poll(taskRows).toEqual([0, 1, 2, 3, 4]);
-    expect(await page.locator("#tasks tbody tr").nth(2).innerText()).toMatch(/^2\s+math_agent\s+1\s+2\s+1\s+1\s+1\s+100%$/);
+    expect(await page.locator("#tasks tbody tr").nth(2).innerText()).toMatch(/^2\s+What is 3 \* 3\?\s+math_agent\s+1\s+2\s+1\s+1\s+1\s+100%$/);
     await page.locator("#tasks th a", { hasText: "pass rate" }).click();
     await expect.poll(taskRows).toEqual([2, 0, 1, 3, 4]);
     expect(new URL(page.url()).hash).toBe("#/tasks?sort=-pass_rate");

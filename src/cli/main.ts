@@ -208,6 +208,7 @@ program
   .option("--no-live", "index the files once at start-up instead of following them as they grow")
   .option("--host <host>", "address to bind", "127.0.0.1")
   .option("--port <port>", "port (0 picks a free one)", "11200")
+  .option("--export <file>", "write one self-contained HTML report (plots, metrics, sample conversations) to <file> and exit, instead of serving")
   .action(async (options) => (await import("./view.js")).view(options));
 
 const sandbox = program.command("sandbox").description("run untrusted code in isolation");

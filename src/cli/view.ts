@@ -1,8 +1,10 @@
 // `gym view`: the web viewer of one run's rollouts, failures and metrics — or of several runs side by
-// side (`--rollouts` repeated, or a directory of runs) — following the files as they grow, until Ctrl-C.
+// side (`--rollouts` repeated, or a directory of runs) — following the files as they grow, until
+// Ctrl-C; or (`--export`) one run's static report.
 import { statSync } from "node:fs";
-import { checkReadableFile } from "../config/file_errors.js";
+import { checkReadableFile, checkWritableFile, ensureParentFolder } from "../config/file_errors.js";
 import { namedRuns } from "../viewer/compare/runs.js";
+import { writeReport } from "../viewer/report.js";
 import { startViewer, type Viewer } from "../viewer/server.js";
 import { UsageError } from "./exit.js";
 
@@ -11,6 +13,8 @@ interface ViewOptions {
   live: boolean;
   host: string;
   port: string;
+  /** Write the static report there and exit. */
+  export?: string;
 }
 
 /** Starts the viewer, turning a port in use into a usage error. */
@@ -50,6 +54,14 @@ export async function view(options: ViewOptions): Promise<void> {
     throw new UsageError((error as Error).message);
   }
   const [first, ...others] = runs;
+  if (options.export !== undefined) {
+    if (others.length) throw new UsageError(`--export writes the report of one run; got ${runs.length} runs (${runs.map((r) => r.name).join(", ")})`);
+    checkWritableFile(options.export, `--export ${options.export}`);
+    ensureParentFolder(options.export);
+    const report = await writeReport({ rolloutsPath: first!.path, outPath: options.export });
+    process.stdout.write(`report: ${report.path} (${Math.round(report.bytes / 1024)} KB: plots, ${report.tasks} tasks, ${report.conversations} sample conversations; opens offline)\n`);
+    return;
+  }
   const viewer = await startViewerOrRefuse({ rolloutsPath: first!.path, name: first!.name, compareWith: others, live: options.live, host: options.host, port });
   const { run } = viewer;
   const malformed = run.malformedCount ? `, ${run.malformedCount} malformed lines skipped (listed on the page)` : "";

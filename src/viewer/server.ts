@@ -8,6 +8,7 @@ import { singleRunRoutes, startHub } from "./live/hub.js";
 import { MetricsIndex } from "./metrics_index.js";
 import { viewerPage } from "./page.js";
 import { pageRoute } from "./routes/page.js";
+import { plotRoutes } from "./routes/plots.js";
 import { rolloutRoutes } from "./routes/rollouts.js";
 import { summaryRoute } from "./routes/summary.js";
 import { taskRoutes } from "./routes/tasks.js";
@@ -47,6 +48,7 @@ export function buildViewerApp(run: RunIndex, metrics: MetricsIndex, search: Sea
   summaryRoute(app, context);
   rolloutRoutes(app, context);
   taskRoutes(app, context);
+  plotRoutes(app, context);
   singleRunRoutes(app, run);
   return app;
 }

@@ -16,6 +16,8 @@ interface AgentSummary {
   mean_reward: number | null;
   reward_histogram: Histogram | null;
   key_metrics: Record<string, unknown> | null;
+  /** Key metrics left out as identifiers or constants (src/viewer/key_metrics.ts). */
+  hidden_key_metrics?: Array<{ name: string; reason: string }>;
 }
 interface Summary {
   rollouts_path: string;
@@ -56,6 +58,8 @@ interface RolloutPage {
 }
 interface TaskLine {
   task: number;
+  /** The first line of the task's first user message. */
+  prompt: string | null;
   agents: string[];
   rollouts: number;
   failures: number;

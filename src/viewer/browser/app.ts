@@ -179,7 +179,7 @@ type Attrs = Record<string, unknown> | null;
         el("td", { class: "num" + (a.failures ? " failure" : ""), text: fmt(a.failures) }),
         el("td", { class: "num " + rewardClass(a.mean_reward), text: fmt(a.mean_reward) }),
         el("td", null, histogram(a.reward_histogram)),
-        el("td", null, metricList(a.key_metrics)),
+        el("td", null, [metricList(a.key_metrics), hiddenMetricsNote(a.hidden_key_metrics, el)]),
       ]);
     });
     const table = el("table", { id: "agents-table" }, [
@@ -481,7 +481,7 @@ type Attrs = Record<string, unknown> | null;
           p.set("offset", String(next));
           location.hash = "#/tasks?" + p.toString();
         };
-        const head = ["task", "agents", "rollouts", "failures", "mean reward", "min", "max", "pass rate"].map(function (h) {
+        const head = ["task", "prompt", "agents", "rollouts", "failures", "mean reward", "min", "max", "pass rate"].map(function (h) {
           const sorts = TASK_SORTS[h];
           if (sorts) return sortHeader(h, sorts, current, "#/tasks", params, "task");
           return el("th", { text: h });
@@ -504,6 +504,7 @@ type Attrs = Record<string, unknown> | null;
                 },
                 [
                   el("td", { class: "num" }, el("a", { href: link, text: String(t.task) })),
+                  el("td", { class: "snippet prompt", title: t.prompt || "", text: t.prompt || "" }),
                   el("td", { text: t.agents.join(", ") }),
                   el("td", { class: "num", text: fmt(t.rollouts) }),
                   el("td", { class: "num" + (t.failures ? " failure" : ""), text: fmt(t.failures) }),
@@ -555,7 +556,7 @@ type Attrs = Record<string, unknown> | null;
     const type = row.type || (row.role ? "message" : "unknown");
     const tokens = tokenNote(row);
     if (type === "message") {
-      return item("message", row.role || "assistant", row.role || "assistant", tokens, textBody(contentText(row.content)));
+      return item("message", row.role || "assistant", row.role || "assistant", tokens, collapsibleText(contentText(row.content), String(row.role || "assistant"), el));
     }
     if (type === "reasoning") {
       const texts: string[] = [];
@@ -578,8 +579,8 @@ type Attrs = Record<string, unknown> | null;
   function conversation(params: Row | null | undefined, response: Row | null | undefined): HTMLElement {
     const nodes: Node[] = [];
     params = params || {};
-    if (params.instructions) nodes.push(item("message", "instructions", "instructions", "", textBody(contentText(params.instructions))));
-    if (typeof params.input === "string") nodes.push(item("message", "user", "user", "", textBody(params.input)));
+    if (params.instructions) nodes.push(item("message", "instructions", "instructions", "", collapsibleText(contentText(params.instructions), "instructions", el)));
+    if (typeof params.input === "string") nodes.push(item("message", "user", "user", "", collapsibleText(params.input, "user", el)));
     else if (Array.isArray(params.input))
       params.input.forEach(function (it: unknown) {
         nodes.push(renderItem(it));
@@ -810,6 +811,21 @@ type Attrs = Record<string, unknown> | null;
       });
   }
 
+  // ---- plots (plots.ts draws them) ----
+  function showPlots(): void {
+    const gen = ++generation;
+    show(gen, el("p", { class: "muted", text: "Loading…" }));
+    api<PlotData>("/api/plots")
+      .then(function (d) {
+        const container = el("div", { class: "plots", id: "plots" });
+        show(gen, container);
+        if (gen === generation) drawPlots(container, d, { el: el, fmt: fmt });
+      })
+      .catch(function (error) {
+        show(gen, errorBox(error));
+      });
+  }
+
   function route(): void {
     if (!summary) return;
     const h = hashParams();
@@ -817,6 +833,7 @@ type Attrs = Record<string, unknown> | null;
     if (parts[0] === "rollout" && parts.length === 3) return showRollout(parts[1]!, parts[2]!);
     if (parts[0] === "task" && parts.length === 2) return showTask(parts[1]!, h.params);
     if (parts[0] === "tasks" && parts.length === 1) return showTasks(h.params);
+    if (parts[0] === "plots" && parts.length === 1) return showPlots();
     if (parts[0] === "compare") {
       // compare.ts: the views of a multi-run viewer, drawn with this script's helpers.
       const gen = ++generation;

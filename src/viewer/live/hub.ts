@@ -3,7 +3,7 @@
 // - the comparison API (compare/routes.ts);
 // - GET /api/version (cheap: versions and counts) and GET /api/events, a Server-Sent Events stream
 //   that sends the same whenever a run changed — the page re-reads what it shows (browser/live.ts);
-// - every other /api/ request by handing it to the first run's single-run app (server.ts's routes),
+// - every other /api/ (and /assets/) request by handing it to the first run's single-run app (server.ts's routes),
 //   the app of the index current at that moment, so those routes need not know a run can change.
 // A live hub looks at the files every POLL_MS.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -99,7 +99,7 @@ export async function startHub(options: HubOptions, buildApp: BuildApp): Promise
     streams.add(stream);
     request.raw.on("close", () => streams.delete(stream));
   });
-  app.route({ method: ["GET", "HEAD"], url: "/api/*", handler: (request, reply) => forward(sources[0]!, request, reply) });
+  for (const url of ["/api/*", "/assets/*"]) app.route({ method: ["GET", "HEAD"], url, handler: (request, reply) => forward(sources[0]!, request, reply) });
 
   const refresh = () => {
     let changed = false;

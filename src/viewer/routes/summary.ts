@@ -1,6 +1,7 @@
 // GET /api/summary: the run at a glance — its files, counts, failure classes and, per agent, the
 // numbers from the index (rollouts, failures, rewards and their histogram) beside the metrics file's.
 import type { FastifyInstance } from "fastify";
+import { shownKeyMetrics, splitKeyMetrics } from "../key_metrics.js";
 import type { RunIndex } from "../run_index/run_index.js";
 import type { ViewerContext } from "./context.js";
 
@@ -40,6 +41,8 @@ export function summaryRoute(app: FastifyInstance, { run, metrics }: ViewerConte
     // Built on first use and kept: the index does not change while the viewer runs.
     histograms ??= rewardHistograms(run);
     const histogramsByAgent = histograms;
+    // Identifiers and constants among the key metrics are named, not shown (key_metrics.ts).
+    const keySplit = splitKeyMetrics(metrics.agents.map((agent) => agent.entry));
     return {
       rollouts_path: run.paths.output,
       files: {
@@ -74,7 +77,7 @@ export function summaryRoute(app: FastifyInstance, { run, metrics }: ViewerConte
           min_reward: stats && stats.rewarded > 0 ? stats.minReward : null,
           max_reward: stats && stats.rewarded > 0 ? stats.maxReward : null,
           reward_histogram: id === undefined ? null : (histogramsByAgent.get(id) ?? null),
-          key_metrics: entry?.key_metrics ?? null,
+          ...shownKeyMetrics(entry?.key_metrics as Record<string, unknown> | undefined, keySplit),
           agent_metrics: entry?.agent_metrics ?? null,
         };
       }),

@@ -2,6 +2,7 @@
 // GET /api/tasks/:task: one task's rollouts side by side, its reward stats, prompt and group metrics.
 import type { FastifyInstance } from "fastify";
 import { HttpError } from "../../http/errors.js";
+import { taskPromptLine } from "../prompt_line.js";
 import { PASS_THRESHOLD, TASK_SORTS } from "../run_index/task_table.js";
 import type { ViewerContext } from "./context.js";
 import { agentName, listing } from "./listing.js";
@@ -36,6 +37,7 @@ export function taskRoutes(app: FastifyInstance, { run, metrics }: ViewerContext
       const rewarded = table.rewarded[slot]!;
       return {
         task: table.task[slot]!,
+        prompt: taskPromptLine(run, table.task[slot]!, run.order.subarray(table.from[slot]!, table.to[slot]!)),
         agents: [...agents].sort(),
         rollouts: table.rollouts[slot]!,
         failures: table.failures[slot]!,
