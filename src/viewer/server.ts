@@ -2,9 +2,9 @@
 // group per module under routes/. Rows are read from disk per request; nothing of a row is kept
 // between requests.
 import type { FastifyInstance } from "fastify";
-import { createServer, listen } from "../http/server.js";
+import { createServer } from "../http/server.js";
 import type { NamedRun } from "./compare/runs.js";
-import { singleRunRoutes, startHub } from "./live/hub.js";
+import { listenOrClose, singleRunRoutes, startHub } from "./live/hub.js";
 import { MetricsIndex } from "./metrics_index.js";
 import { viewerPage } from "./page.js";
 import { pageRoute } from "./routes/page.js";
@@ -70,12 +70,6 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   // Several runs, or a run still being written: the hub (live/hub.ts) serves them, the single-run app within.
   if (options.live || options.compareWith?.length) return startHub(options, buildViewerApp);
   const { app, run, metrics } = buildViewer(options);
-  let url: string;
-  try {
-    url = await listen(app, { host: options.host, port: options.port });
-  } catch (error) {
-    await app.close();
-    throw error;
-  }
+  const url = await listenOrClose(app, options);
   return { url: `${url}/`, app, run, metrics, close: () => app.close() };
 }

@@ -76,6 +76,16 @@ async function forward(source: RunSource, request: FastifyRequest, reply: Fastif
   return reply.code(answer.statusCode).send(answer.rawPayload);
 }
 
+/** Listens (a free port for 0 or none) and gives the base URL; the app is closed if it cannot. */
+export async function listenOrClose(app: FastifyInstance, options: { host?: string; port?: number }): Promise<string> {
+  try {
+    return await listen(app, { host: options.host, port: options.port });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+}
+
 export async function startHub(options: HubOptions, buildApp: BuildApp): Promise<Hub> {
   const page = viewerPage();
   const live = options.live === true;
@@ -124,13 +134,7 @@ export async function startHub(options: HubOptions, buildApp: BuildApp): Promise
     for (const source of sources) await source.close();
   });
 
-  let url: string;
-  try {
-    url = await listen(app, { host: options.host, port: options.port });
-  } catch (error) {
-    await app.close();
-    throw error;
-  }
+  const url = await listenOrClose(app, options);
   return {
     url: `${url}/`,
     app,

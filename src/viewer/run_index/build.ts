@@ -137,18 +137,9 @@ export function countPairs(e: Entries, order: Uint32Array, planned: Planned | un
   return counts;
 }
 
-export function buildIndex(paths: ReturnType<typeof siblingPaths>): BuiltIndex {
-  const files = { rollouts: fileReport(paths.output), failures: fileReport(paths.failures), materialized: fileReport(paths.materialized) };
-  const agents = new Interner(65536, "(other agents)");
-  const failureClasses = new Interner(65536, "(other classes)");
-  const agentStats: AgentStats[] = [];
-  const malformed: MalformedLine[] = [];
-  let malformedCount = 0;
-  const reportMalformed = (file: string, line: number, reason: string) => {
-    malformedCount++;
-    if (malformed.length < MALFORMED_NAMED) malformed.push({ file, line, reason });
-  };
-  const columns = {
+/** The growable per-line columns an index is built in (sealed into `Entries`). */
+export function newColumns() {
+  return {
     offset: float64Column(),
     length: uint32Column(),
     line: uint32Column(),
@@ -160,6 +151,20 @@ export function buildIndex(paths: ReturnType<typeof siblingPaths>): BuiltIndex {
     failureClass: uint16Column(),
     flags: uint8Column(),
   };
+}
+
+export function buildIndex(paths: ReturnType<typeof siblingPaths>): BuiltIndex {
+  const files = { rollouts: fileReport(paths.output), failures: fileReport(paths.failures), materialized: fileReport(paths.materialized) };
+  const agents = new Interner(65536, "(other agents)");
+  const failureClasses = new Interner(65536, "(other classes)");
+  const agentStats: AgentStats[] = [];
+  const malformed: MalformedLine[] = [];
+  let malformedCount = 0;
+  const reportMalformed = (file: string, line: number, reason: string) => {
+    malformedCount++;
+    if (malformed.length < MALFORMED_NAMED) malformed.push({ file, line, reason });
+  };
+  const columns = newColumns();
   const indexFile = (report: FileReport, isFailure: boolean) => {
     if (!report.present) return;
     for (const scanned of scanLines(report.path)) {

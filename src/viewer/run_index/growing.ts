@@ -11,8 +11,8 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { ScannedLine } from "../../collect/line_scan.js";
 import type { siblingPaths } from "../../collect/paths.js";
-import { Interner, float64Column, uint16Column, uint32Column, uint8Column } from "../columns.js";
-import { countForAgent, countPairs, fieldsOf, MALFORMED_NAMED, type BuiltIndex } from "./build.js";
+import { Interner } from "../columns.js";
+import { countForAgent, countPairs, fieldsOf, MALFORMED_NAMED, newColumns, type BuiltIndex } from "./build.js";
 import { FAILURE, TERMINAL, parseObject, type AgentStats, type Entries, type FileReport, type MalformedLine } from "./entries.js";
 import { indexPlanned, type Planned } from "./planned.js";
 import { displayOrder } from "./query.js";
@@ -23,21 +23,6 @@ const BLOCK = 1 << 20;
 export type GrowthCheck = "unchanged" | "grown" | "rewritten";
 
 type Columns = ReturnType<typeof newColumns>;
-
-function newColumns() {
-  return {
-    offset: float64Column(),
-    length: uint32Column(),
-    line: uint32Column(),
-    task: uint32Column(),
-    rollout: uint32Column(),
-    agent: uint16Column(),
-    reward: float64Column(),
-    attempt: uint16Column(),
-    failureClass: uint16Column(),
-    flags: uint8Column(),
-  };
-}
 
 /** One file's indexed prefix: the byte after its last indexed newline, and lines counted up to there. */
 interface Tail {
