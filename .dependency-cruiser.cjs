@@ -16,6 +16,7 @@ const LAYERS = [
   ["viewer"],
   ["models"],
   ["environment_kit"],
+  ["protocols"],
   ["agents"],
   ["environments"],
   ["orchestrate"],

@@ -24,7 +24,7 @@ function arg(name: string, fallback: string): string {
 
 const ROW = weatherRow();
 
-function stdoutUntil(child: ChildProcess, marker: string): Promise<string> {
+export function stdoutUntil(child: ChildProcess, marker: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (d: Buffer) => {
@@ -35,14 +35,14 @@ function stdoutUntil(child: ChildProcess, marker: string): Promise<string> {
   });
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once("exit", r));
   child.kill("SIGTERM");
   await exited;
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+export const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
 
 /** `samples` good rollouts one after another: their latencies in ms. */
 async function goodRollouts(agent: string, samples: number): Promise<number[]> {

@@ -6,7 +6,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { METADATA_KEYS } from "../src/http/implementation.js";
-import { builtinIds, environmentConfigPath, loadImplementation, PACKAGE_ROOT } from "../src/orchestrate/registry.js";
+import { builtinIds as allBuiltinIds, environmentConfigPath, loadImplementation, PACKAGE_ROOT, PROTOCOL_DRIVERS } from "../src/orchestrate/registry.js";
+
+// The environments: every resources-server id but the adapters to other protocols' servers (src/protocols/drive/).
+const builtinIds = (type: "resources_servers") => allBuiltinIds(type).filter((id) => !PROTOCOL_DRIVERS.has(id));
 
 const withoutMetadata = (fields: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(fields).filter(([key]) => !(METADATA_KEYS as readonly string[]).includes(key)));

@@ -2,7 +2,9 @@
 // package index, and its unittest suite (python/tests) runs against the service — complete batches
 // (raw and format "tokens", the token rows checked field by field against flattenRollout of the raw
 // rollouts), a failing agent, non-contiguous token paths, a malformed request, and the service
-// killed mid-stream. The model is the fake token engine (real Qwen3 token ids); everything else is real.
+// killed mid-stream; then the trainer adapters (python/tests/test_adapters.py: verl and NeMo RL, with
+// stand-ins for the trainers' own classes) checked field by field against the service's token export.
+// The model is the fake token engine (real Qwen3 token ids); everything else is real.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +12,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { flattenRollout } from "../src/tokens/export.js";
 import { startFakeTokenEngine, type RawPolicy } from "./doubles/fake_token_engine.js";
-import { NEMO_GYM_EXAMPLES, REPO_ROOT, startGym, waitForOutput } from "./helpers/cli.js";
+import { GYM, NEMO_GYM_EXAMPLES, REPO_ROOT, startGym, waitForOutput } from "./helpers/cli.js";
 import { onTeardown } from "./helpers/scope.js";
 
 const PYTHON_DIR = join(REPO_ROOT, "python");
@@ -65,7 +67,7 @@ describe.skipIf(!python)("gymkit for Python (needs python3)", () => {
     expect(install.code, install.out).toBe(0);
     expect(existsSync(join(target, "gymkit", "client.py"))).toBe(true);
     // -S: no site-packages, so only the standard library and the installed copy can be imported.
-    const imported = await runPython(["-S", "-c", "import gymkit, gymkit.adapters; print(gymkit.__version__, gymkit.__file__)"], {
+    const imported = await runPython(["-S", "-c", "import gymkit, gymkit.adapters.verl, gymkit.adapters.nemo_rl, gymkit.adapters.verl_dataset; print(gymkit.__version__, gymkit.__file__)"], {
       cwd: target,
       env: { PYTHONPATH: target },
     });
@@ -81,21 +83,15 @@ describe.skipIf(!python)("gymkit for Python (needs python3)", () => {
       delayMs: (path, body) => (path === "/v1/chat/completions" && JSON.stringify(body.messages).includes("SLOW question") ? 600_000 : 0),
     });
     onTeardown(() => engine.close());
-    const child = startGym([
-      "serve",
-      "--port",
-      "0",
+    const serveConfig = [
       "--resources-server",
       "example_single_tool_call",
       "--model-type",
       "vllm_model",
-      "--model-url",
-      engine.baseUrl,
-      "--model",
-      "Qwen/Qwen3-0.6B",
       "++policy_model.responses_api_models.vllm_model.return_token_id_information=true",
       "++policy_model.responses_api_models.vllm_model.retry_backoff_s=0.01",
-    ]);
+    ];
+    const child = startGym(["serve", "--port", "0", ...serveConfig, "--model-url", engine.baseUrl, "--model", "Qwen/Qwen3-0.6B"]);
     onTeardown(async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGKILL");
@@ -125,6 +121,21 @@ describe.skipIf(!python)("gymkit for Python (needs python3)", () => {
       for (const field of Object.keys(expected) as Array<keyof typeof expected>) expect(tokens[i]![field], `${field} of pair ${i}`).toEqual(expected[field]);
       expect(expected.response_ids.length).toBeGreaterThan(0);
     }
+
+    // The trainer adapters (verl, NeMo RL) on the same service; the verl manager starts its own
+    // gym serve pointed at the engine, as it would at verl's rollout servers.
+    const adapters = await runPython(["-m", "unittest", "-v", "tests.test_adapters"], {
+      cwd: PYTHON_DIR,
+      env: {
+        ...env,
+        GYMKIT_GYM_COMMAND: JSON.stringify([process.execPath, GYM]),
+        GYMKIT_SERVE_ARGS: JSON.stringify(serveConfig),
+        GYMKIT_ENGINE_ADDRESS: new URL(engine.baseUrl).host,
+      },
+    });
+    expect(adapters.code, adapters.out).toBe(0);
+    expect(adapters.out).toMatch(/Ran 19 tests/);
+    expect(adapters.out).not.toMatch(/skipped/);
 
     const exited = new Promise((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
     const killed = await runPython(["-m", "unittest", "-v", "tests.test_killed"], { cwd: PYTHON_DIR, env: { ...env, GYMKIT_SERVE_PID: String(child.pid) } });

@@ -305,8 +305,7 @@ describe("the episode in the page", () => {
     expect(await page.locator("#episode section.step").nth(1).locator(".step-observation").innerText()).toContain(`board ${XSS_SCRIPT}`);
     expect(await page.locator("#episode .step-final").innerText()).toContain(`solved ${XSS_IMG}`);
     expect(await page.locator("img").count()).toBe(0);
-    // The page's own script and uPlot's (served by the viewer, /assets/uplot.js): no other.
-    expect(await page.locator("script").count()).toBe(2);
+    expect(await page.locator("script").count()).toBe(2); // the page's own script and uPlot (/assets/uplot.js)
     expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
     expect(pageErrors).toEqual([]);
   });

@@ -123,6 +123,12 @@ async function stepThrough(
   const base: Item[] = typeof params.input === "string" ? [userMessage(params.input)] : [...(params.input as Item[])];
   if (firstObservation) base.push(userMessage(firstObservation));
   params.input = base as ResponsesCreateParams["input"];
+  // Gymkit addition: an environment whose tools are known only once the episode starts (a driven
+  // OpenEnv or ORS server, src/protocols/drive/) lists them in reset's `info.tools`; the model is
+  // offered them when the row names none.
+  if (Array.isArray(resetInfo.tools) && resetInfo.tools.length > 0 && !(params.tools && params.tools.length > 0)) {
+    params.tools = resetInfo.tools as ResponsesCreateParams["tools"];
+  }
 
   const episode: Item[] = [];
   let usage: ResponseObject["usage"];

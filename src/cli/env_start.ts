@@ -5,12 +5,16 @@ import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliCon
 import { UsageError } from "./exit.js";
 import { headServerOf } from "./run_options.js";
 import { table } from "./table.js";
+import { DEFAULT_PROTOCOL_SETTINGS } from "../protocols/gateway.js";
+import { parseProtocols } from "../protocols/index.js";
 
 interface EnvStartOptions extends CliConfigOptions {
   headHost?: string;
   headPort?: string;
   processPerServer?: boolean;
   logDir?: string;
+  protocols?: string;
+  maxSessions?: string;
 }
 
 export async function envStart(overrides: string[], options: EnvStartOptions): Promise<void> {
@@ -21,6 +25,9 @@ export async function envStart(overrides: string[], options: EnvStartOptions): P
   if (resolved.instances.length === 0) throw new UsageError("the config defines no servers; pass --config FILE or --resources-server ID");
   const configLogDir = resolved.config.nemo_gym_log_dir;
   const logDir = resolvePath(options.logDir ?? (typeof configLogDir === "string" && configLogDir !== "" ? configLogDir : "gym_logs"));
+  const protocols = parseProtocols(options.protocols);
+  const maxSessions = options.maxSessions === undefined ? DEFAULT_PROTOCOL_SETTINGS.maxSessions : Number(options.maxSessions);
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new UsageError(`--max-sessions must be a whole number of at least 1, got ${options.maxSessions}`);
   const launching = nemoGymLaunchNotice(resolved, logDir);
   if (launching) process.stderr.write(`gym: ${launching}\n`);
   const servers = await startServers(resolved.instances, {
@@ -33,9 +40,13 @@ export async function envStart(overrides: string[], options: EnvStartOptions): P
     processPerServer: options.processPerServer,
     globalConfig: resolved.redacted,
     onServerEvent: (message) => process.stderr.write(`gym: ${message}\n`),
+    protocols,
+    protocolSettings: { maxSessions },
   });
   const rows = servers.instances.map((i) => [i.name, i.server_type, i.implementation, i.url, String(i.pid)]);
-  process.stdout.write(`${table(["NAME", "TYPE", "IMPLEMENTATION", "URL", "PID"], rows)}\n\nhead server: ${servers.headUrl}  (Ctrl-C to stop)\n`);
+  process.stdout.write(`${table(["NAME", "TYPE", "IMPLEMENTATION", "URL", "PID"], rows)}\n\n`);
+  if (servers.protocols.length > 0) process.stdout.write(`${table(["ENVIRONMENT", "PROTOCOL", "URL"], servers.protocols.map((p) => [p.environment, p.protocol, p.url]))}\n\n`);
+  process.stdout.write(`head server: ${servers.headUrl}  (Ctrl-C to stop)\n`);
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

@@ -3,7 +3,7 @@
 // within the URL, pid, uptime, health) and the URL; a field the head did not give shows as "-".
 // `--json` prints each instance as Gymkit reads it (status.ts InstanceStatus: `name` is the
 // instance name, `implementation` the implementation id, null where the head did not say).
-import { serverStatus } from "../orchestrate/status.js";
+import { protocolEndpoints, serverStatus } from "../orchestrate/status.js";
 import { formatDuration } from "./progress.js";
 import { table } from "./table.js";
 
@@ -25,6 +25,8 @@ export async function envStatus(options: { headUrl: string; json?: boolean }): P
       s.status,
     ]);
     if (rows.length > 0) process.stdout.write(`${table(["NAME", "TYPE", "IMPLEMENTATION", "URL", "PID", "UPTIME", "STATUS"], rows)}\n\n`);
+    const protocols = await protocolEndpoints(options.headUrl);
+    if (protocols.length > 0) process.stdout.write(`${table(["ENVIRONMENT", "PROTOCOL", "URL"], protocols.map((p) => [p.environment, p.protocol, p.url]))}\n\n`);
     process.stdout.write(`${statuses.length} servers found (${healthy} healthy, ${statuses.length - healthy} unhealthy)\n`);
   }
   if (healthy < statuses.length) process.exitCode = 1;

@@ -56,6 +56,8 @@ configOptions(env.command("start").description("start the head server and every 
   .option("--head-port <port>", "head server port, 0 picks a free one (config key head_server.port; default 11000)")
   .option("--process-per-server", "run each instance in its own process")
   .option("--log-dir <dir>", "where NeMo Gym Python servers' output goes, <dir>/<instance>.log (config key nemo_gym_log_dir; default: ./gym_logs)")
+  .option("--protocols <list>", "also serve every environment over these protocols, comma-separated: nemo-gym (always), openenv, ... (each environment gets a port, each protocol a path prefix)")
+  .option("--max-sessions <n>", "protocol sessions each environment holds at once (OpenEnv's max_concurrent_envs; default 4096)")
   .action(async (overrides: string[], options) => (await import("./env_start.js")).envStart(overrides, options));
 
 env
@@ -71,6 +73,14 @@ env
   .argument("<id>", "the environment id (lower-case letters, digits, underscores)")
   .option("--dir <path>", "the folder to create (default: ./<id>)")
   .action(async (id: string, options) => (await import("./env_init.js")).envInit(id, options));
+
+env
+  .command("mcp")
+  .description("serve one running environment as an MCP server over stdio (start_episode, its tools, submit_answer)")
+  .requiredOption("--url <url>", "the environment server's base URL (e.g. from gym env status)")
+  .option("--name <name>", "the environment's name, as MCP clients see it", "environment")
+  .option("--rows <file>", "JSONL rows episodes start from (repeatable)", collect, [])
+  .action(async (options) => (await import("./env_mcp.js")).envMcp(options));
 
 configOptions(env.command("resolve").description("print the merged config (secrets hidden)")).action(async (overrides: string[], options) =>
   (await import("./env_resolve.js")).envResolve(overrides, options),

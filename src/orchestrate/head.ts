@@ -7,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { mountRolloutService } from "../collect/service.js";
 import { createServer } from "../http/server.js";
 import type { ServerType } from "../protocol/index.js";
+import type { ProtocolEndpoint } from "../protocols/gateway.js";
 import { agentUrlsOf } from "./status.js";
 import { encodeGlobalConfig, placedConfig, type HeadAddress } from "./nemo_gym_config.js";
 
@@ -92,6 +93,8 @@ export interface HeadSources {
   globalConfig: () => unknown;
   /** Where the head itself listens, once it does (a port of 0 is only known after listen). */
   address: () => HeadAddress;
+  /** The protocol endpoints of `gym env start --protocols` (Gymkit's `GET /protocols`), if any. */
+  protocols?: () => readonly ProtocolEndpoint[];
 }
 
 export function buildHeadServer(sources: HeadSources): FastifyInstance {
@@ -104,5 +107,7 @@ export function buildHeadServer(sources: HeadSources): FastifyInstance {
   );
   // `POST /v1/rollouts`: trainers stream rollouts from the agents this head knows (collect/service.ts).
   mountRolloutService(app, { agents: () => agentUrlsOf(sources.instances()) });
+  // Gymkit's own: where each environment is served over OpenEnv, MCP, ORS (`gym env status` lists them).
+  app.get("/protocols", async () => sources.protocols?.() ?? []);
   return app;
 }

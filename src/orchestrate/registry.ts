@@ -93,6 +93,9 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     physics_judge: () => import("../environments/physics_judge/index.js"),
     ugphysics_judge: () => import("../environments/ugphysics_judge/index.js"),
     frontierscience_judge: () => import("../environments/frontierscience_judge/index.js"),
+    // Servers of other protocols driven as environments (src/protocols/drive/; PROTOCOL_DRIVERS below)
+    openenv_remote: () => import("../protocols/drive/openenv.js"),
+    ors_remote: () => import("../protocols/drive/ors.js"),
   },
   responses_api_agents: {
     simple_agent: () => import("../agents/simple_agent.js"),
@@ -113,6 +116,12 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     genrm_model: () => import("../models/genrm_model.js"),
   },
 };
+
+/**
+ * Resources-server ids that are not environment folders but adapters to a server of another protocol
+ * at a URL (an OpenEnv or Open Reward Standard server), played by gymnasium_agent.
+ */
+export const PROTOCOL_DRIVERS: ReadonlySet<string> = new Set(["openenv_remote", "ors_remote"]);
 
 /**
  * A built-in implementation by id, or, for an id Gymkit does not ship, the one exported by the

@@ -14,6 +14,8 @@ import { loadImplementation, PACKAGE_ROOT } from "./registry.js";
 import type { PythonServerLocation } from "../config/nemo_gym_checkout.js";
 import { waitAnswering } from "./answering.js";
 import type { HeadAddress } from "./nemo_gym_config.js";
+import type { ProtocolEndpoint, ProtocolLayer, ProtocolSettings } from "../protocols/gateway.js";
+import { startProtocolGateways, type RunningProtocols } from "../protocols/serve.js";
 import { launchPythonServer, nemoGymChildConfig, pythonExecutable, PythonServerError, type PythonChoice, type PythonServer } from "./python_server.js";
 
 export interface InstanceSpec {
@@ -55,11 +57,16 @@ export interface StartOptions {
   pythonReadyTimeoutMs?: number;
   /** Each line a Python server prints, with its instance name, for callers that echo them. */
   onServerLine?: (name: string, line: string) => void;
+  /** Protocol layers to serve every environment over besides NeMo Gym's (`--protocols`; protocols/index.ts). */
+  protocols?: readonly ProtocolLayer[];
+  protocolSettings?: ProtocolSettings;
 }
 
 export interface RunningServers {
   headUrl: string;
   instances: InstanceInfo[];
+  /** Where each environment is served over each `--protocols` protocol. */
+  protocols: ProtocolEndpoint[];
   urlOf(name: string): string;
   stop(): Promise<void>;
 }
@@ -105,10 +112,12 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
   // The served config names the head; with port 0 its real port is known only after listen.
   let headAddress: HeadAddress = { host: headHost, port: options.headPort ?? 0 };
   // The head first: a NeMo Gym server asks it for the global config as it boots.
+  let protocols: RunningProtocols | undefined;
   const head = buildHeadServer({
     instances: () => instances,
     globalConfig: () => options.globalConfig ?? {},
     address: () => headAddress,
+    protocols: () => protocols?.endpoints ?? [],
   });
   let headUrl: string;
   try {
@@ -148,6 +157,7 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
   const pythonServers: PythonServer[] = [];
   const stop = async () => {
     await head.close();
+    await protocols?.close();
     await Promise.allSettled(pythonServers.map((p) => p.stop()));
     await native?.stop();
   };
@@ -205,6 +215,7 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
       const failed = launched.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;
     }
+    protocols = await startProtocolGateways(instances, options.globalConfig, options.protocols ?? [], { settings: options.protocolSettings, warn: (m) => options.onServerEvent?.(m) });
   } catch (error) {
     await stop();
     throw error;
@@ -213,6 +224,7 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
   return {
     headUrl,
     instances,
+    protocols: protocols?.endpoints ?? [],
     urlOf: (name) => {
       const url = urls.get(name);
       if (!url) throw new Error(`no running server named "${name}"`);

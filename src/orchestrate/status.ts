@@ -129,3 +129,22 @@ export async function serverStatus(headUrl: string): Promise<InstanceStatus[]> {
   const instances = await fetchInstances(headUrl);
   return Promise.all(instances.map((i) => probeHealth(i)));
 }
+
+/**
+ * The protocol endpoints a Gymkit head lists (`gym env start --protocols`); none from a head that
+ * has no such list (NeMo Gym's, an older Gymkit's) or answers something else.
+ */
+export async function protocolEndpoints(headUrl: string, timeoutMs = 3_000): Promise<Array<{ environment: string; protocol: string; url: string }>> {
+  try {
+    const result = await call(joinUrl(headUrl, "/protocols"), { timeoutMs, retry: NO_RETRY });
+    if (result.status !== 200) return [];
+    const list = JSON.parse(result.text) as unknown;
+    if (!Array.isArray(list)) return [];
+    return list
+      .filter((e): e is Record<string, unknown> => typeof e === "object" && e !== null)
+      .filter((e) => typeof e.environment === "string" && typeof e.protocol === "string" && typeof e.url === "string")
+      .map((e) => ({ environment: e.environment as string, protocol: e.protocol as string, url: e.url as string }));
+  } catch {
+    return [];
+  }
+}

@@ -117,6 +117,7 @@ export function reportHtml(title: string, data: unknown): string {
 <header><h1>gym report</h1><span id="run-path" class="mono muted"></span><div id="counts" class="counts"></div><div id="agents" class="agents"></div><div id="notices"></div></header>
 <main id="main"><p class="muted">This report needs JavaScript to draw its plots and conversations.</p></main>
 <script type="application/json" id="report-data">${json}</script>
+<!-- Charts by uPlot (https://github.com/leeoniya/uPlot), MIT License, Copyright (c) 2022 Leon Sorokin. -->
 <script>${uplot.script}</script>
 <script>${script}</script>
 </body>

@@ -1,0 +1,3 @@
+from .agent_loop import AgentLoopManager, AgentLoopWorker
+
+__all__ = ["AgentLoopManager", "AgentLoopWorker"]
