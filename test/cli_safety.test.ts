@@ -339,7 +339,10 @@ describe("file errors: one line naming the path and the problem, exit 2", () => 
     expectRefused(await reverify("--rollouts", nope, "-o", path("x.jsonl")), `cannot read ${nope}: no such file`);
     expectRefused(await runGym(["eval", "profile", "--rollouts", nope]), `cannot read ${nope}: no such file`);
     expectRefused(await runGym(["eval", "export", "--rollouts", dir, "--output", path("t.jsonl")]), `cannot read ${dir}: it is a folder`);
-    expectRefused(await runGym(["view", "--rollouts", dir]), `cannot read ${dir}: it is a folder`);
+    // A folder is a directory of runs to compare for `view`: one without runs is refused, naming it.
+    const noRuns = path("no_runs");
+    mkdirSync(noRuns, { recursive: true });
+    expectRefused(await runGym(["view", "--rollouts", noRuns]), `--rollouts ${noRuns}: the directory holds no rollouts file`);
     expectRefused(await runGym(["eval", "aggregate", "--input-glob", join(finished, "a*.jsonl"), "-o", path("m.jsonl")]), `${finished}/ is a regular file, not a folder`);
     expectRefused(await runGym(["sandbox", "exec", path("nope.py")]), `cannot read the program ${path("nope.py")}: no such file`);
     expectRefused(await runGym(["sandbox", "exec", "/proc/self/mem"]), "cannot read the program /proc/self/mem: input/output error");

@@ -24,10 +24,11 @@ import { EngineWatch } from "../orchestrate/engine_watch.js";
 import { agentNamesOf, checkBeforeStart, renderDryRun } from "../orchestrate/run_preflight.js";
 import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
+import { startRunViewer } from "./eval_run_view.js";
 import { describeRetries, ProgressPrinter } from "./progress.js";
 import { headUrlOf, parseModelServerFlags, parseRunOptions, parseShardAndResume, type RunFlags } from "./run_options.js";
 
-type EvalRunOptions = CliConfigOptions & RunFlags & { dryRun?: boolean };
+type EvalRunOptions = CliConfigOptions & RunFlags & { dryRun?: boolean; view?: boolean; viewPort?: string };
 
 /** How often the retry counters of servers in other processes are asked for, for the live line. */
 const REMOTE_RETRIES_EVERY_MS = 5_000;
@@ -126,6 +127,8 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
     }
   }
 
+  // --view: the viewer follows the output from before its first line.
+  const runViewer = options.view ? await startRunViewer(fileOptions.outputPath, options.viewPort, notice) : undefined;
   let servers: RunningServers | undefined;
   let modelServer: ModelServer | undefined;
   // Stops the run at once when the engine goes away (exit 5), leaving the rest for --resume.
@@ -226,6 +229,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
     await stopAll();
   }
   process.exitCode = reportCollection(summary, run.maxFailures, retries && { stats: retries.current(), uncounted: retries.uncounted });
+  if (runViewer) await runViewer.serveAfterRun();
 }
 
 /** Prints the outcome and key metrics; returns the exit code. */

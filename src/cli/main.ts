@@ -105,7 +105,9 @@ Exit codes:
   5  engine unavailable: a --model-server-cmd engine exited, or every replica of an engine was
      unreachable for --model-unreachable-timeout; the rest is left unrun for --resume`,
       )
-      .option("--dry-run", "check everything, print the plan (rollouts per agent, tasks), the commands it would start and the resolved config (secrets hidden); start and write nothing"),
+      .option("--dry-run", "check everything, print the plan (rollouts per agent, tasks), the commands it would start and the resolved config (secrets hidden); start and write nothing")
+      .option("--view", "open the viewer (gym view) on this run: it prints the URL, updates as rollouts are written, and keeps serving after the run until Ctrl-C")
+      .option("--view-port <port>", "port of --view's viewer (default: a free one)"),
   ),
   { perShard: true },
 ).action(async (overrides: string[], options) => (await import("./eval_run.js")).evalRun(overrides, options));
@@ -207,7 +209,13 @@ configOptions(
 program
   .command("view")
   .description("browse a run in a local web app: rollouts, conversations, tool calls, rewards, failures and metrics, until Ctrl-C")
-  .requiredOption("--rollouts <path>", "a rollout file; its <stem>_failures.jsonl, _aggregate_metrics.json and _materialized_inputs.jsonl are read when present")
+  .option(
+    "--rollouts <path>",
+    "a rollout file; its <stem>_failures.jsonl, _aggregate_metrics.json and _materialized_inputs.jsonl are read when present. Repeat it, or give a directory of runs, to compare runs (the first is the baseline)",
+    collect,
+    [],
+  )
+  .option("--no-live", "index the files once at start-up instead of following them as they grow")
   .option("--host <host>", "address to bind", "127.0.0.1")
   .option("--port <port>", "port (0 picks a free one)", "11200")
   .option("--export <file>", "write one self-contained HTML report (plots, metrics, sample conversations) to <file> and exit, instead of serving")

@@ -23,6 +23,11 @@ export class Column<T extends NumberArray> {
     this.data[this.length++] = value;
   }
 
+  /** The values pushed so far, without a copy: valid until the next push that grows the column. */
+  view(): T {
+    return this.data.subarray(0, this.length) as T;
+  }
+
   /** The values pushed, in an array of exactly that length (the slack left by doubling is freed). */
   seal(): T {
     return this.data.slice(0, this.length) as T;

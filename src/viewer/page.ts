@@ -1,5 +1,5 @@
 // The viewer's single page: an HTML shell with the style sheet (style.ts) and the compiled browser
-// scripts (browser/steps.ts, then browser/app.ts, which calls into it) inline, both under the nonce the
+// scripts (browser/steps.ts, readability.ts, plots.ts, compare.ts, live.ts, then browser/app.ts, which calls into them) inline, both under the nonce the
 // server's Content-Security-Policy names. Each script is a classic one (no modules), so joined in
 // order they run as one script sharing its global declarations.
 //
@@ -9,12 +9,13 @@
 // build older than a script's source is refused rather than served.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { COMPARE_STYLE } from "./compare/style.js";
 import { PLOT_STYLE } from "./plots/plot_style.js";
 import { uplotAsset } from "./plots/uplot_asset.js";
 import { VIEWER_STYLE } from "./style.js";
 
 /** The page's scripts, in the order they run. */
-export const BROWSER_SCRIPTS = ["steps", "readability", "plots", "app"] as const;
+export const BROWSER_SCRIPTS = ["steps", "readability", "plots", "compare", "live", "app"] as const;
 const RUNNING_FROM_SOURCE = import.meta.url.endsWith(".ts");
 
 export function compiledScript(name: string): string {
@@ -39,7 +40,7 @@ export function viewerScript(): string {
 export function viewerPage(): (nonce: string) => string {
   const script = viewerScript();
   // uPlot comes from the viewer itself (/assets/uplot.js, routes/plots.ts), under the same nonce.
-  const style = VIEWER_STYLE + PLOT_STYLE + uplotAsset().css;
+  const style = VIEWER_STYLE + PLOT_STYLE + uplotAsset().css + COMPARE_STYLE;
   return (nonce) => `<!doctype html>
 <html lang="en">
 <head>
@@ -51,7 +52,8 @@ export function viewerPage(): (nonce: string) => string {
 </head>
 <body>
 <header>
-  <h1><a href="#/">gym view</a></h1><nav><a id="rollouts-link" href="#/">rollouts</a><a id="tasks-link" href="#/tasks">tasks</a><a id="plots-link" href="#/plots">plots</a></nav><span id="run-path" class="mono muted"></span>
+  <h1><a href="#/">gym view</a></h1><nav><a id="rollouts-link" href="#/">rollouts</a><a id="tasks-link" href="#/tasks">tasks</a><a id="plots-link" href="#/plots">plots</a><a id="compare-link" href="#/compare" hidden>compare</a></nav><span id="run-path" class="mono muted"></span>
+  <div id="live"></div>
   <div id="counts" class="counts"></div>
   <div id="agents" class="agents"></div>
   <div id="notices"></div>

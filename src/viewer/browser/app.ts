@@ -44,10 +44,12 @@ type Attrs = Record<string, unknown> | null;
     });
     return node;
   }
+  /** Set while a live run's change re-renders the view: the scroll position is kept. */
+  let refreshing = false;
   function show(gen: number, node: Node): void {
     if (gen !== generation) return;
     main.replaceChildren(node);
-    window.scrollTo(0, 0);
+    if (!refreshing) window.scrollTo(0, 0);
   }
   function errorBox(error: unknown): HTMLElement {
     const message = error && (error as Error).message ? (error as Error).message : error;
@@ -832,9 +834,28 @@ type Attrs = Record<string, unknown> | null;
     if (parts[0] === "task" && parts.length === 2) return showTask(parts[1]!, h.params);
     if (parts[0] === "tasks" && parts.length === 1) return showTasks(h.params);
     if (parts[0] === "plots" && parts.length === 1) return showPlots();
+    if (parts[0] === "compare") {
+      // compare.ts: the views of a multi-run viewer, drawn with this script's helpers.
+      const gen = ++generation;
+      const kit: CompareKit = { el, api, fmt, rewardClass, conversation, errorBox, pager, show: (node) => show(gen, node) };
+      return showCompare(parts.slice(1), h.params, kit);
+    }
     return showList(h.params);
   }
   window.addEventListener("hashchange", route);
+  // live.ts: the run changed; the header and the view (not a single rollout, nor while typing) are read again.
+  window.addEventListener("gym:changed", function () {
+    api<Summary>("/api/summary").then(function (s) {
+      renderHeader(s);
+      const active = document.activeElement;
+      if (hashParams().path.indexOf("/rollout/") === 0 || (active && /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName))) return;
+      refreshing = true;
+      route();
+      setTimeout(function () {
+        refreshing = false;
+      }, 1000);
+    });
+  });
   api<Summary>("/api/summary")
     .then(function (s) {
       renderHeader(s);

@@ -11,7 +11,7 @@ import { indexPlanned, type Planned } from "./planned.js";
 import { sortEntries } from "./query.js";
 
 /** Malformed lines are all counted; this many are named (file and line) in the summary. */
-const MALFORMED_NAMED = 100;
+export const MALFORMED_NAMED = 100;
 /** Missing pairs are all counted; this many are named. */
 const MISSING_NAMED = 20;
 
@@ -58,7 +58,7 @@ function agentName(row: Record<string, unknown>): string {
 }
 
 /** What the index keeps of a row, or why the row cannot be indexed. */
-function fieldsOf(row: Record<string, unknown>, lineNo: number, isFailure: boolean): IndexedFields | string {
+export function fieldsOf(row: Record<string, unknown>, lineNo: number, isFailure: boolean): IndexedFields | string {
   let task: number;
   let rollout: number;
   if (row._ng_task_index === undefined && !isFailure) {
@@ -83,12 +83,12 @@ function fieldsOf(row: Record<string, unknown>, lineNo: number, isFailure: boole
   };
 }
 
-function fileReport(path: string): FileReport {
+export function fileReport(path: string): FileReport {
   const present = existsSync(path);
   return { path, present, bytes: present ? statSync(path).size : 0, lines: 0 };
 }
 
-function countForAgent(agentStats: AgentStats[], agent: number, name: string, isFailure: boolean, reward: number): void {
+export function countForAgent(agentStats: AgentStats[], agent: number, name: string, isFailure: boolean, reward: number): void {
   const stats = (agentStats[agent] ??= { name, rollouts: 0, failures: 0, rewarded: 0, rewardSum: 0, minReward: Infinity, maxReward: -Infinity });
   if (isFailure) {
     stats.failures++;
@@ -104,7 +104,7 @@ function countForAgent(agentStats: AgentStats[], agent: number, name: string, is
 }
 
 /** Tasks, failed and duplicated pairs in one pass over the sorted entries; missing pairs against the plan. */
-function countPairs(e: Entries, order: Uint32Array, planned: Planned | undefined): PairCounts {
+export function countPairs(e: Entries, order: Uint32Array, planned: Planned | undefined): PairCounts {
   const counts: PairCounts = { tasks: 0, failedPairs: 0, duplicatePairs: 0, missingPairs: 0, missingNamed: [] };
   const countMissing = (key: number) => {
     counts.missingPairs++;
@@ -137,18 +137,9 @@ function countPairs(e: Entries, order: Uint32Array, planned: Planned | undefined
   return counts;
 }
 
-export function buildIndex(paths: ReturnType<typeof siblingPaths>): BuiltIndex {
-  const files = { rollouts: fileReport(paths.output), failures: fileReport(paths.failures), materialized: fileReport(paths.materialized) };
-  const agents = new Interner(65536, "(other agents)");
-  const failureClasses = new Interner(65536, "(other classes)");
-  const agentStats: AgentStats[] = [];
-  const malformed: MalformedLine[] = [];
-  let malformedCount = 0;
-  const reportMalformed = (file: string, line: number, reason: string) => {
-    malformedCount++;
-    if (malformed.length < MALFORMED_NAMED) malformed.push({ file, line, reason });
-  };
-  const columns = {
+/** The growable per-line columns an index is built in (sealed into `Entries`). */
+export function newColumns() {
+  return {
     offset: float64Column(),
     length: uint32Column(),
     line: uint32Column(),
@@ -160,6 +151,20 @@ export function buildIndex(paths: ReturnType<typeof siblingPaths>): BuiltIndex {
     failureClass: uint16Column(),
     flags: uint8Column(),
   };
+}
+
+export function buildIndex(paths: ReturnType<typeof siblingPaths>): BuiltIndex {
+  const files = { rollouts: fileReport(paths.output), failures: fileReport(paths.failures), materialized: fileReport(paths.materialized) };
+  const agents = new Interner(65536, "(other agents)");
+  const failureClasses = new Interner(65536, "(other classes)");
+  const agentStats: AgentStats[] = [];
+  const malformed: MalformedLine[] = [];
+  let malformedCount = 0;
+  const reportMalformed = (file: string, line: number, reason: string) => {
+    malformedCount++;
+    if (malformed.length < MALFORMED_NAMED) malformed.push({ file, line, reason });
+  };
+  const columns = newColumns();
   const indexFile = (report: FileReport, isFailure: boolean) => {
     if (!report.present) return;
     for (const scanned of scanLines(report.path)) {

@@ -9,7 +9,7 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { readAt } from "../../collect/line_scan.js";
 import { siblingPaths } from "../../collect/paths.js";
 import type { Interner } from "../columns.js";
-import { buildIndex } from "./build.js";
+import { buildIndex, type BuiltIndex } from "./build.js";
 import { RowReadError, parseObject, type AgentStats, type Entries, type EntryFilter, type EntrySort, type FileReport, type MalformedLine } from "./entries.js";
 import { findPlanned, type Planned } from "./planned.js";
 import { EntryQuery } from "./query.js";
@@ -38,9 +38,10 @@ export class RunIndex {
   private readonly taskTables: TaskTables;
   private readonly fds: { rollouts?: number; failures?: number; materialized?: number } = {};
 
-  constructor(rolloutsPath: string) {
+  /** `built`: an index built elsewhere (a live run's, growing.ts); by default one pass over the files now. */
+  constructor(rolloutsPath: string, built?: BuiltIndex) {
     this.paths = siblingPaths(rolloutsPath);
-    const built = buildIndex(this.paths);
+    built ??= buildIndex(this.paths);
     this.files = built.files;
     this.entries = built.entries;
     this.order = built.order;
