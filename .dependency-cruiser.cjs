@@ -20,6 +20,7 @@ const LAYERS = [
   ["environments"],
   ["orchestrate"],
   ["benchmarks"],
+  ["audit"],
   ["cli"],
   ["index.ts"],
 ];
