@@ -22,7 +22,7 @@ import type { ServerImplementation } from "../http/implementation.js";
 import { asHttpApp } from "../http/server.js";
 import { emptyUsage, type OutputItem, type ResponseObject, type ResponsesCreateParams } from "../protocol/index.js";
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
-import { buildResponse, newId } from "./response_object.js";
+import { buildResponse, newId, textChatCompletion } from "./response_object.js";
 import { describeRollout } from "./rollout_header.js";
 import { buildModelServer } from "./server.js";
 
@@ -134,15 +134,7 @@ export function scriptedAdapter(script: Map<number, ParsedLine>, scriptPath: str
     },
 
     async chatCompletions(_body, context) {
-      const line = lineOf(context);
-      return {
-        id: newId("chatcmpl"),
-        object: "chat.completion",
-        created: Math.floor(Date.now() / 1000),
-        model: ID,
-        choices: [{ index: 0, message: { role: "assistant", content: line.judge ?? "" }, finish_reason: "stop", logprobs: null }],
-        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-      };
+      return textChatCompletion(ID, lineOf(context).judge ?? "");
     },
   };
 }
