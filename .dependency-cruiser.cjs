@@ -21,6 +21,7 @@ const LAYERS = [
   ["environments"],
   ["orchestrate"],
   ["benchmarks"],
+  ["audit"],
   ["cli"],
   ["index.ts"],
 ];

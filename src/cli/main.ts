@@ -82,6 +82,19 @@ env
   .option("--rows <file>", "JSONL rows episodes start from (repeatable)", collect, [])
   .action(async (options) => (await import("./env_mcp.js")).envMcp(options));
 
+env
+  .command("audit")
+  .description("reward-hack audit: play scripted null and adversarial policies through environments and report what gets rewarded")
+  .argument("[ids...]", "built-in environment ids")
+  .option("--config <path>", "audit the environment of this config (repeatable)", collect, [])
+  .option("--all", "every built-in environment")
+  .option("-i, --input <path>", "rows from this JSONL instead of the example data (one environment)")
+  .option("--rows <n>", "rows per environment (default 3)")
+  .option("--probes <list>", "only these probes or families, comma-separated")
+  .option("--concurrency <n>", "rollouts at once (default 4)")
+  .option("--report <path>", "also write the table as Markdown")
+  .action(async (ids: string[], options) => (await import("./env_audit.js")).envAudit(ids, options));
+
 configOptions(env.command("resolve").description("print the merged config (secrets hidden)")).action(async (overrides: string[], options) =>
   (await import("./env_resolve.js")).envResolve(overrides, options),
 );

@@ -22,6 +22,8 @@ export const KNOWN_SETTINGS: Readonly<Record<string, readonly ConfigCommand[]>> 
   policy_model_name: ALL,
   policy_model_path: ALL,
   policy_recording_path: ALL,
+  // The script of the built-in scripted_model (`gym env audit` sets it).
+  policy_script_path: ALL,
   input_jsonl_fpath: RUN,
   output_jsonl_fpath: RUN,
   num_samples_in_parallel: [...RUN, "eval reverify"],

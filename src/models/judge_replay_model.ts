@@ -17,7 +17,7 @@ import { allJudgeText } from "../judge/text.js";
 import { firstDifference } from "./first_difference.js";
 import { canonicalRequest } from "./replay_key.js";
 import { asNemoGymCreateParams } from "../protocol/nemo_gym_models.js";
-import { buildResponse, newId } from "./response_object.js";
+import { buildResponse, newId, textChatCompletion } from "./response_object.js";
 import { describeRollout } from "./rollout_header.js";
 import { buildModelServer } from "./server.js";
 import { emptyUsage } from "../protocol/index.js";
@@ -131,15 +131,7 @@ export function judgeReplayAdapter(config: JudgeReplayModelConfig): ModelAdapter
     },
 
     async chatCompletions(_body, context) {
-      const text = textOf(answerFor(context));
-      return {
-        id: newId("chatcmpl"),
-        object: "chat.completion",
-        created: Math.floor(Date.now() / 1000),
-        model: ID,
-        choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop", logprobs: null }],
-        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-      };
+      return textChatCompletion(ID, textOf(answerFor(context)));
     },
   };
 }

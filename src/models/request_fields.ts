@@ -17,7 +17,7 @@ export const KIND_TITLES: Record<RequestFieldsKind, string> = {
   vllm_model_tokens: "vllm_model with on_policy_prompts",
   local_model: "local_model",
   openai_model: "openai_model",
-  replay_model: "replay_model, judge_replay_model",
+  replay_model: "replay_model, judge_replay_model, scripted_model",
 };
 
 type How = "mapped" | "honoured" | "forwarded" | "no-op" | "refused";

@@ -63,3 +63,15 @@ export function emptyLengthChatCompletion(model: string): Record<string, unknown
     usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
   };
 }
+
+/** A whole Chat Completions answer of one assistant message (for adapters that answer without an engine). */
+export function textChatCompletion(model: string, text: string): Record<string, unknown> {
+  return {
+    id: newId("chatcmpl"),
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop", logprobs: null }],
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+  };
+}

@@ -114,6 +114,7 @@ export const IMPLEMENTATIONS: Record<ServerType, Record<string, Loader>> = {
     routing_proxy: () => import("../models/routing_proxy.js"),
     judge_replay_model: () => import("../models/judge_replay_model.js"),
     genrm_model: () => import("../models/genrm_model.js"),
+    scripted_model: () => import("../models/scripted_model.js"),
   },
 };
 

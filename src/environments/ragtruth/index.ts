@@ -14,6 +14,11 @@ import { parseResponse } from "./parse.js";
 const Config = z.strictObject({
   /** Tag of the reasoning blocks to remove before parsing (`think` for <think>…</think>). */
   think_tag: z.string().default("think"),
+  /**
+   * Gymkit extension (default off, NeMo Gym's reward): an answer without a parseable JSON verdict earns
+   * 0. Off, it counts as "no hallucination" and so is rewarded on every faithful row (`gym env audit`).
+   */
+  strict: z.boolean().default(false),
 });
 type Config = z.infer<typeof Config>;
 
@@ -86,7 +91,7 @@ export default defineEnvironment({
     const isHalu = request.is_halu;
     const extracted = list?.k === "list" ? Array.from(pyJsonDumps(list)).slice(0, 500).join("") : "";
     return {
-      reward: predHalu === isHalu ? 1.0 : 0.0,
+      reward: (ctx.config as Config).strict && parsed === undefined ? 0.0 : predHalu === isHalu ? 1.0 : 0.0,
       task_type: request.task_type,
       // NeMo Gym types these three as int (0/1).
       is_halu: isHalu ? 1 : 0,

@@ -17,7 +17,12 @@ export function stripThink(text: string, tag = "think"): string {
   if (!text) return "";
   const t = reEscape(tag);
   let cleaned = pySub(`<${t}>.*?</${t}>`, () => "", text, { dotAll: true, ignoreCase: true });
-  cleaned = pySub(`.*</${t}>\\s*`, () => "", cleaned, { dotAll: true, ignoreCase: true });
+  // Python's `re.sub(r".*</tag>\s*", "", text, flags=DOTALL|IGNORECASE)`, without its quadratic scan
+  // (a 1 MB answer with no closing tag took minutes, found by `gym env audit`): everything up to the
+  // last closing tag and the whitespace after it goes; no tag, no change.
+  let end = -1;
+  for (const m of cleaned.matchAll(new RegExp(`</${tag.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}>`, "giu"))) end = m.index + m[0].length;
+  if (end >= 0) cleaned = pySub(`^\\s*`, () => "", cleaned.slice(end));
   cleaned = pySub(`<${t}>\\s*`, () => "", cleaned, { ignoreCase: true });
   return pyStrip(cleaned);
 }

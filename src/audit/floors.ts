@@ -1,0 +1,57 @@
+// An environment's audit declaration (`audit.yaml` in its folder): how its answers are written and
+// where its rows keep the gold answer and the options (the probes' hints), what its judge says for
+// a pass and a fail (judged environments), and the expected floor of each probe — 0 unless declared,
+// a chance level stated as such, or "not applicable" with why. Every declared floor carries a reason.
+import { existsSync, readFileSync } from "node:fs";
+import { parse } from "yaml";
+import { z } from "zod";
+import { PROBES } from "./probes.js";
+
+const Floor = z.union([
+  z.strictObject({ floor: z.number().min(0).max(1), reason: z.string().min(1) }),
+  z.strictObject({ not_applicable: z.string().min(1) }),
+]);
+
+export const AuditDeclaration = z.strictObject({
+  /** How a final answer is written; `{answer}` is replaced by the value (default `\boxed{{answer}}`). */
+  answer: z.string().includes("{answer}").default("\\boxed{{answer}}"),
+  /** Dot path of the gold answer in a row (default: the first of expected_answer, answer, target, …). */
+  gold: z.string().min(1).optional(),
+  /** Dot path of the multiple-choice options in a row (default `options`). */
+  options: z.string().min(1).optional(),
+  /** Files a verifier might trust that the policy can write (tool.write_verifier). */
+  verifier_files: z.array(z.string().min(1)).default(["reward.txt", "result.json", "expected_output.txt", "/tmp/reward.txt"]),
+  /** Judged environments: what the scripted judge answers for the control (accept) and for every probe (reject). */
+  judge: z.strictObject({ accept: z.string(), reject: z.string() }).optional(),
+  /** The floor of every probe `floors` does not name (e.g. a binary label's chance level). */
+  default_floor: z.strictObject({ floor: z.number().min(0).max(1), reason: z.string().min(1) }).optional(),
+  /** Per probe: a floor above 0 (with its reason), or not applicable (with why). */
+  floors: z.record(z.string(), Floor).default({}),
+  /** Free text: anything the reader of the report should know. */
+  notes: z.string().optional(),
+});
+export type AuditDeclaration = z.output<typeof AuditDeclaration>;
+
+/** Reads an audit.yaml (absent → every default); an error names the file and the key. */
+export function loadDeclaration(path: string | undefined): AuditDeclaration {
+  if (path === undefined || !existsSync(path)) return AuditDeclaration.parse({});
+  let value: unknown;
+  try {
+    value = parse(readFileSync(path, "utf8")) ?? {};
+  } catch (error) {
+    throw new Error(`${path}: not valid YAML: ${(error as Error).message}`, { cause: error });
+  }
+  const parsed = AuditDeclaration.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`${path}: ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
+  }
+  const known = new Set(PROBES.map((p) => p.name));
+  for (const name of Object.keys(parsed.data.floors)) {
+    if (!known.has(name)) {
+      const near = [...known].filter((k) => k.split(".")[1] === name.split(".")[1] || k.startsWith(name.split(".")[0] ?? ""));
+      throw new Error(`${path}: floors.${name}: no probe of that name${near.length ? ` (did you mean ${near.slice(0, 3).join(", ")}?)` : ""}; probes: ${[...known].join(", ")}`);
+    }
+  }
+  return parsed.data;
+}

@@ -1,0 +1,326 @@
+// One environment's audit: its rows × the probe battery, each (probe, row) one rollout through the
+// environment's real server and agent with the scripted_model as the policy (and as the judge of a
+// judged environment), collected by the same path `gym eval run` takes (startServers + collect, all
+// in this process); then each probe's cell: mean reward, rows rewarded, its floor, a verdict.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve as resolvePath } from "node:path";
+import { collect } from "../collect/collect.js";
+import { siblingPaths } from "../collect/paths.js";
+import type { ServerRef } from "../protocol/index.js";
+import { startServers, type InstanceSpec } from "../orchestrate/start.js";
+import { agentUrlsOf } from "../orchestrate/status.js";
+import { PACKAGE_ROOT } from "../orchestrate/registry.js";
+import type { ScriptLine, ScriptTurn } from "../models/scripted_model.js";
+import { loadDeclaration, type AuditDeclaration } from "./floors.js";
+import { PROBES, type Option, type Probe, type ProbeContext, type ToolInfo } from "./probes.js";
+
+/** Resolves the target's config with the scripted_model as the policy, reading its script from `scriptPath` (the CLI's config resolution). */
+export type ResolveForAudit = (target: AuditTarget, scriptPath: string) => Promise<{ instances: InstanceSpec[]; config: Record<string, unknown>; redacted: Record<string, unknown> }>;
+
+export interface AuditTarget {
+  /** A built-in environment id (`--resources-server`), or the label of a config's environment. */
+  id: string;
+  /** Config files (for `--config`); empty for a built-in id. */
+  configPaths?: string[];
+  /** The audit.yaml; default: the built-in environment's folder, or beside the config's entrypoint. */
+  declarationPath?: string;
+}
+
+export interface AuditOptions {
+  /** Rows per environment (the first N of its input). */
+  rows: number;
+  /** Rows from this JSONL instead of the agents' example datasets. */
+  input?: string;
+  probes?: readonly Probe[];
+  concurrency?: number;
+  /** Keep the run's files here (default: a temporary folder, removed afterwards). */
+  workDir?: string;
+  onNotice?: (message: string) => void;
+  resolve: ResolveForAudit;
+}
+
+export type Verdict = "pass" | "FAIL" | "n/a" | "control" | "error";
+
+export interface Cell {
+  probe: string;
+  family: string;
+  /** Rows the probe ran on (applicable ones). */
+  ran: number;
+  meanReward: number;
+  /** Input rows (0-based, within the audited rows) rewarded above their chance level. */
+  rewardedRows: number[];
+  /** Rollouts that failed (no reward); counted as 0. */
+  failed: number;
+  firstFailure?: string;
+  /** Mean chance level over the rows (a lucky guess a sound verifier still rewards). */
+  chance: number;
+  /** The declared floor above chance (0 unless audit.yaml says otherwise). */
+  floor: number;
+  floorReason?: string;
+  verdict: Verdict;
+  /** Why n/a. */
+  why?: string;
+}
+
+export interface EnvAudit {
+  env: string;
+  rows: number;
+  judged: boolean;
+  cells: Cell[];
+  /** Set when the environment could not be audited at all. */
+  error?: string;
+  notes?: string;
+}
+
+/** Every probe that is rewarded above its floor, as one line each: env, probe, rows. */
+export function failuresOf(audit: EnvAudit): string[] {
+  return audit.cells.filter((c) => c.verdict === "FAIL").map((c) => `${audit.env}: ${c.probe} rewarded ${c.meanReward.toFixed(3)} (floor ${(c.chance + c.floor).toFixed(3)}) on row(s) ${c.rewardedRows.join(", ")}`);
+}
+
+const GOLD_FIELDS = ["expected_answer", "answer", "target", "expected_result", "expected_output", "ground_truth", "gold", "label", "solution"];
+
+function at(row: unknown, path: string): unknown {
+  let value: unknown = row;
+  for (const key of path.split(".")) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p) => (typeof (p as { text?: unknown })?.text === "string" ? (p as { text: string }).text : "")).join("");
+  return "";
+}
+
+function promptOf(row: Record<string, unknown>): string {
+  const input = (row.responses_create_params as { input?: unknown } | undefined)?.input;
+  if (typeof input === "string") return input;
+  if (!Array.isArray(input)) return "";
+  for (let i = input.length - 1; i >= 0; i--) {
+    const item = input[i] as { role?: string; content?: unknown };
+    if (item?.role === "user") return textOf(item.content);
+  }
+  return "";
+}
+
+function goldOf(row: Record<string, unknown>, decl: AuditDeclaration): string | undefined {
+  const paths = decl.gold ? [decl.gold] : [...GOLD_FIELDS, ...GOLD_FIELDS.map((f) => `verifier_metadata.${f}`)];
+  for (const path of paths) {
+    const value = at(row, path);
+    if (typeof value === "string" && value.trim() !== "") return value;
+    if (typeof value === "number" || typeof value === "boolean") return String(value);
+    if (decl.gold && value !== undefined && value !== null) return JSON.stringify(value);
+  }
+  return undefined;
+}
+
+function optionsOf(row: Record<string, unknown>, decl: AuditDeclaration): Option[] | undefined {
+  const value = at(row, decl.options ?? "options");
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const options: Option[] = [];
+  for (const item of value) {
+    if (typeof item === "string") options.push({ letter: item, text: item });
+    else if (item && typeof item === "object") for (const [letter, text] of Object.entries(item)) options.push({ letter, text: String(text) });
+  }
+  return options.length ? options : undefined;
+}
+
+function toolsOf(row: Record<string, unknown>): ToolInfo[] {
+  const tools = (row.responses_create_params as { tools?: unknown } | undefined)?.tools;
+  if (!Array.isArray(tools)) return [];
+  return tools
+    .filter((t): t is { type: string; name: string; parameters?: Record<string, unknown> } => t?.type === "function" && typeof t.name === "string")
+    .map((t) => ({ name: t.name, parameters: t.parameters ?? {} }));
+}
+
+function schemaOf(row: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (typeof row.schema_str === "string") {
+    try {
+      const parsed = JSON.parse(row.schema_str) as unknown;
+      if (parsed && typeof parsed === "object") return parsed as Record<string, unknown>;
+    } catch {
+      // a schema in another language (YAML, XML): no JSON shape to copy
+    }
+  }
+  const format = (row.responses_create_params as { text?: { format?: { schema?: unknown } } } | undefined)?.text?.format?.schema;
+  return format && typeof format === "object" ? (format as Record<string, unknown>) : undefined;
+}
+
+export function contextOf(row: Record<string, unknown>, decl: AuditDeclaration): ProbeContext {
+  return {
+    row,
+    prompt: promptOf(row),
+    gold: goldOf(row, decl),
+    options: optionsOf(row, decl),
+    tools: toolsOf(row),
+    schema: schemaOf(row),
+    answer: (value) => decl.answer.replaceAll("{answer}", value),
+    verifierFiles: decl.verifier_files,
+  };
+}
+
+/** What the scripted judge says: the control is accepted; anything else is quoted, then rejected. */
+function judgeReply(probe: Probe, turns: ScriptTurn[], decl: AuditDeclaration): string {
+  if (!decl.judge) return "";
+  if (probe.family === "control") return decl.judge.accept;
+  const last = [...turns].reverse().find((t): t is { text: string } => "text" in t);
+  const quoted = (last?.text ?? "").slice(0, 1500);
+  // A judge that quotes the answer before its verdict: a verdict parser that takes the first label
+  // it sees would read whatever verdict the answer planted.
+  return `The response under review reads:\n"""\n${quoted}\n"""\nIt does not answer the question correctly.\n\n${decl.judge.reject}`;
+}
+
+function readJsonl(path: string): Array<Record<string, unknown>> {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** The built-in environment's audit.yaml, or the one beside a custom environment's entrypoint. */
+function declarationPathOf(target: AuditTarget, entrypoint: string | undefined): string | undefined {
+  if (target.declarationPath) return target.declarationPath;
+  const builtin = join(PACKAGE_ROOT, "src", "environments", target.id, "audit.yaml");
+  if (existsSync(builtin)) return builtin;
+  return entrypoint ? join(dirname(entrypoint), "audit.yaml") : undefined;
+}
+
+export async function auditEnvironment(target: AuditTarget, options: AuditOptions): Promise<EnvAudit> {
+  const probes = options.probes ?? PROBES;
+  const work = options.workDir ?? mkdtempSync(join(tmpdir(), "gym-audit-"));
+  const scriptPath = join(work, `${target.id}_script.jsonl`);
+  try {
+    const resolved = await options.resolve(target, scriptPath);
+    // Every model of the config (the policy, a judge, a user simulator) answers from the script.
+    const instances = resolved.instances.map((i) => (i.type === "responses_api_models" ? { ...i, implementation: "scripted_model", fields: { script_path: scriptPath }, entrypoint: undefined } : i));
+    const envs = instances.filter((i) => i.type === "resources_servers");
+    const env = envs.find((i) => i.name === target.id) ?? envs.find((i) => i.implementation === target.id) ?? envs[0];
+    if (!env) throw new Error(`the config defines no environment (resources_servers) to audit`);
+    const decl = loadDeclaration(declarationPathOf(target, env.entrypoint));
+    const agents = instances.filter((i) => i.type === "responses_api_agents" && (i.fields.resources_server as ServerRef | undefined)?.name === env.name);
+    if (agents.length === 0) throw new Error(`no agent drives the environment ${env.name}`);
+    const judged = decl.judge !== undefined || Object.keys(env.fields).some((k) => k.startsWith("judge_model_server"));
+
+    // The rows: --input, else each agent's example dataset; the first N.
+    const rows: Array<Record<string, unknown>> = [];
+    const sources = options.input
+      ? [{ path: resolvePath(options.input), agent: agents[0]!.name }]
+      : agents.flatMap((a) => {
+          const block = (resolved.config[a.name] as Record<string, Record<string, Record<string, unknown>>> | undefined)?.responses_api_agents?.[a.implementation];
+          const datasets = (block?.datasets ?? a.fields.datasets ?? []) as Array<{ type?: string; jsonl_fpath?: string }>;
+          return datasets.filter((d) => d.type === "example" && d.jsonl_fpath).map((d) => ({ path: existsSync(resolvePath(d.jsonl_fpath!)) ? resolvePath(d.jsonl_fpath!) : resolvePath(PACKAGE_ROOT, d.jsonl_fpath!), agent: a.name }));
+        });
+    if (sources.length === 0) throw new Error(`no rows: the agents of ${env.name} name no example dataset; give --input FILE`);
+    const agentNames = new Set(agents.map((a) => a.name));
+    for (const source of sources) {
+      for (const row of readJsonl(source.path)) {
+        if (rows.length >= options.rows) break;
+        const named = (row.agent_ref as { name?: string } | undefined)?.name;
+        const agent = named !== undefined && agentNames.has(named) ? named : source.agent;
+        const { _ng_task_index: _t, _ng_rollout_index: _r, ...rest } = row;
+        void _t;
+        void _r;
+        rows.push({ ...rest, agent_ref: { type: "responses_api_agents", name: agent } });
+      }
+    }
+    if (rows.length === 0) throw new Error(`no rows in ${sources.map((s) => s.path).join(", ")}`);
+
+    // One rollout per (probe, row), task index = probe × rows + row.
+    const script: ScriptLine[] = [];
+    const input: string[] = [];
+    const cells: Cell[] = [];
+    const planned: Array<{ probe: Probe; applicable: Array<{ row: number; task: number; chance: number }>; why?: string }> = [];
+    probes.forEach((probe, p) => {
+      const declared = decl.floors[probe.name];
+      if (declared && "not_applicable" in declared) {
+        planned.push({ probe, applicable: [], why: declared.not_applicable });
+        return;
+      }
+      const entry: (typeof planned)[number] = { probe, applicable: [] };
+      rows.forEach((row, r) => {
+        const context = contextOf(row, decl);
+        const built = probe.build(context);
+        if (!Array.isArray(built)) {
+          entry.why ??= built.notApplicable;
+          return;
+        }
+        const task = p * rows.length + r;
+        script.push({ task_index: task, turns: built, ...(judged ? { judge: judgeReply(probe, built, decl) } : {}) });
+        input.push(JSON.stringify({ ...row, _ng_task_index: task }));
+        entry.applicable.push({ row: r, task, chance: probe.chance?.(context) ?? 0 });
+      });
+      planned.push(entry);
+    });
+    writeFileSync(scriptPath, script.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const inputPath = join(work, `${target.id}_input.jsonl`);
+    const outputPath = join(work, `${target.id}_rollouts.jsonl`);
+    writeFileSync(inputPath, input.join("\n") + "\n");
+
+    const servers = await startServers(instances, { headPort: 0, globalConfig: resolved.redacted });
+    try {
+      await collect({
+        inputPath,
+        outputPath,
+        agentUrls: agentUrlsOf(servers.instances),
+        concurrency: options.concurrency ?? 4,
+        repeats: 1,
+        maxAttempts: 1,
+        rolloutTimeoutMs: 300_000,
+        overwrite: true,
+        disableAggregation: true,
+        onNotice: options.onNotice,
+      });
+    } finally {
+      await servers.stop();
+    }
+
+    const rewards = new Map<number, number>();
+    for (const line of readJsonl(outputPath)) if (typeof line._ng_task_index === "number") rewards.set(line._ng_task_index, typeof line.reward === "number" ? line.reward : 0);
+    const failures = new Map<number, string>();
+    for (const line of readJsonl(siblingPaths(outputPath).failures)) {
+      if (typeof line._ng_task_index === "number") failures.set(line._ng_task_index, `${String(line._ng_failure_class ?? "failed")}: ${String(line._ng_failure_error ?? "").slice(0, 300)}`);
+    }
+
+    for (const { probe, applicable, why } of planned) {
+      const declared = decl.floors[probe.name] ?? decl.default_floor;
+      const floor = declared && "floor" in declared ? declared.floor : 0;
+      const floorReason = declared && "floor" in declared ? declared.reason : undefined;
+      if (applicable.length === 0) {
+        cells.push({ probe: probe.name, family: probe.family, ran: 0, meanReward: 0, rewardedRows: [], failed: 0, chance: 0, floor, floorReason, verdict: "n/a", why: why ?? "not applicable" });
+        continue;
+      }
+      let sum = 0;
+      let chance = 0;
+      let failed = 0;
+      let firstFailure: string | undefined;
+      const rewardedRows: number[] = [];
+      for (const item of applicable) {
+        const reward = rewards.get(item.task);
+        if (reward === undefined) {
+          failed++;
+          firstFailure ??= failures.get(item.task) ?? "no result";
+        }
+        const value = reward ?? 0;
+        sum += value;
+        chance += item.chance;
+        if (value > item.chance + 1e-9) rewardedRows.push(item.row);
+      }
+      const meanReward = sum / applicable.length;
+      const meanChance = chance / applicable.length;
+      let verdict: Verdict;
+      if (probe.family === "control") verdict = "control";
+      else if (failed === applicable.length) verdict = "error";
+      else verdict = meanReward > meanChance + floor + 1e-9 ? "FAIL" : "pass";
+      cells.push({ probe: probe.name, family: probe.family, ran: applicable.length, meanReward, rewardedRows, failed, ...(firstFailure ? { firstFailure } : {}), chance: meanChance, floor, floorReason, verdict });
+    }
+    return { env: target.id, rows: rows.length, judged, cells, ...(decl.notes ? { notes: decl.notes } : {}) };
+  } catch (error) {
+    return { env: target.id, rows: 0, judged: false, cells: [], error: (error as Error).message };
+  } finally {
+    if (!options.workDir) rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,64 @@
+// The reward-hack audit (src/audit/) against planted weak verifiers: a fixture environment whose
+// verifier accepts any box, matches a substring, or trusts a file the policy can write, next to a
+// sound one. Each weakness is caught and named by the probe that finds it; the sound verifier passes
+// every probe and rewards the positive control. Real servers on 127.0.0.1, all in this process; the
+// policy is the built-in scripted_model.
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { PROBES } from "../src/audit/probes.js";
+import { auditEnvironment, failuresOf, type EnvAudit } from "../src/audit/run.js";
+import { auditResolver } from "../src/cli/env_audit.js";
+import { closeDispatcher } from "../src/http/client.js";
+import { REPO_ROOT } from "./helpers/cli.js";
+
+const CONFIG = join(REPO_ROOT, "test", "fixtures", "audit", "weak_env.yaml");
+
+// The two costly probes (1,000 tool calls; a 1 MB answer) run once, in their own test, on one row.
+const COSTLY = new Set(["tool.flood", "null.nonsense_1mb"]);
+const audit = (id: string, rows = 3, probes = PROBES.filter((p) => !COSTLY.has(p.name))) =>
+  auditEnvironment({ id, configPaths: [CONFIG] }, { rows, probes, resolve: auditResolver(), concurrency: 4 });
+const failed = (a: EnvAudit) => a.cells.filter((c) => c.verdict === "FAIL").map((c) => c.probe).sort();
+const cell = (a: EnvAudit, probe: string) => a.cells.find((c) => c.probe === probe)!;
+
+afterAll(async () => {
+  await closeDispatcher();
+});
+
+describe("gym env audit on planted weak verifiers", () => {
+  it("passes the sound verifier on every probe and rewards the positive control", async () => {
+    const a = await audit("sound");
+    expect(a.error).toBeUndefined();
+    expect(failed(a)).toEqual([]);
+    expect(cell(a, "control.gold")).toMatchObject({ verdict: "control", meanReward: 1, rewardedRows: [0, 1, 2] });
+    // Tool probes ran (the rows offer write_file) and earned nothing.
+    expect(cell(a, "tool.write_verifier")).toMatchObject({ verdict: "pass", ran: 3, meanReward: 0 });
+    expect(cell(a, "format.json_shape").verdict).toBe("n/a");
+  }, 120_000);
+
+  it("plays 1,000 tool calls and a 1 MB answer through the sound verifier without reward or failure", async () => {
+    const a = await audit("sound", 1, PROBES.filter((p) => COSTLY.has(p.name)));
+    expect(a.cells.map((c) => [c.probe, c.verdict, c.failed])).toEqual([
+      ["null.nonsense_1mb", "pass", 0],
+      ["tool.flood", "pass", 0],
+    ]);
+  }, 120_000);
+
+  it("catches a verifier that accepts any box, with the format probes", async () => {
+    const a = await audit("any_box");
+    expect(failed(a)).toEqual(expect.arrayContaining(["format.empty_box", "format.text_box", "wrong.one_char"]));
+    expect(cell(a, "format.empty_box")).toMatchObject({ meanReward: 1, rewardedRows: [0, 1, 2] });
+    expect(failuresOf(a).find((line) => line.includes("format.empty_box"))).toBe("any_box: format.empty_box rewarded 1.000 (floor 0.000) on row(s) 0, 1, 2");
+  }, 120_000);
+
+  it("catches a substring match, with the answer-everything probes", async () => {
+    const a = await audit("substring");
+    expect(failed(a)).toEqual(expect.arrayContaining(["guess.all_boxes", "guess.integers", "wrong.in_comment", "wrong.in_think"]));
+    expect(failed(a)).not.toContain("format.empty_box");
+  }, 120_000);
+
+  it("catches a verifier that trusts a file the policy can write, with tool.write_verifier alone", async () => {
+    const a = await audit("trusts_file");
+    expect(failed(a)).toEqual(["tool.write_verifier"]);
+    expect(cell(a, "tool.write_verifier")).toMatchObject({ meanReward: 1, rewardedRows: [0, 1, 2] });
+  }, 120_000);
+});
