@@ -11,7 +11,7 @@ import { collateRunInput } from "../benchmarks/run_input.js";
 import { datasetRepeats } from "../collect/split_input.js";
 import { benchmarkCacheDir } from "../benchmarks/prepare.js";
 import { closeDispatcher } from "../http/client.js";
-import { describeLimits, setAutoConcurrency } from "../http/adaptive_limit.js";
+import { adaptiveLimits, describeLimits, describeSettled, setAutoConcurrency } from "../http/adaptive_limit.js";
 import { autoAdmission } from "../collect/auto_admission.js";
 import { totalRetries, type RetryStats } from "../http/retry_stats.js";
 import { RunRetries } from "../orchestrate/retry_totals.js";
@@ -221,6 +221,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       engine: watch,
     });
     printer.finish();
+    if (run.auto && adaptiveLimits().length > 0) notice(`--concurrency auto: the limits settled at ${describeSettled()} (mean over the last half of the run, and its range)`);
     if (run.disableAggregation) notice("disable_aggregation: the environments' /aggregate_metrics was not called; run `gym eval aggregate` once every shard has finished for their metrics");
     // The servers' counters as they stand at the end, before the servers stop.
     if (running.remoteProcesses > 0) await running.refresh();

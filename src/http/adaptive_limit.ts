@@ -2,12 +2,13 @@
 // be overloaded — the engine behind a model server, an environment's judge, the code sandbox — gets
 // its own AdaptiveLimit, a gate of `limit` calls in flight whose limit moves by AIMD:
 //
-// - it grows while the gate is full (slow start, ×1.5 per round, until the first cut; then +1 per
+// - it grows while the gate is full (slow start, ×2 per round, until the first cut; then +1 per
 //   round), a round being as many finished calls as the limit (about one call's latency);
-// - it is cut ×0.7 when a call is refused for overload (429, 503, 504, a timeout), at most once a
-//   round; ×0.85 when the round's latency (its lower quartile) passed `tolerance` × the best round's and
-//   the round's throughput is not a new best (slower but no more work done: past the engine's knee);
-//   ×0.85 when this process's event loop lags (the collector itself is the bottleneck).
+// - it is cut ×0.7 when a call is refused for overload (429, 503, 504, a timeout), once per window
+//   (refusals of calls let in before a cut do not cut again); ×0.85 when, two rounds in a row, the
+//   round's latency (its lower quartile) passed `tolerance` × the best round's while the throughput
+//   it implies (calls in flight / latency) is no new best — slower without more getting done: past
+//   the engine's knee; ×0.85 when this process's event loop lags (the collector is the bottleneck).
 //
 // Every change is kept in a trajectory (time, limit, why) for tests, benchmarks and the live line.
 // Nothing here is NeMo Gym's (it has fixed `num_samples_in_parallel` and semaphores only); no upstream
@@ -83,7 +84,7 @@ export interface AdaptiveLimitOptions {
 
 const OVERLOAD_CUT = 0.7;
 const SOFT_CUT = 0.85;
-const SLOW_START = 1.5;
+const SLOW_START = 2;
 const MIN_ROUND = 8;
 /** Rounds in a row that must be slow before latency cuts (one alone may be noise). */
 const SLOW_ROUNDS = 2;
@@ -105,8 +106,9 @@ export class AdaptiveLimit {
   private readonly lag: () => number;
   private slowStart = true;
   // The current round.
-  private roundStart = Date.now();
   private roundLatencies: number[] = [];
+  /** Calls in flight when each of the round's calls finished, summed. */
+  private roundInFlight = 0;
   private roundFull = false;
   /** Calls let in so far (each call's ticket is its number). */
   private tickets = 0;
@@ -141,6 +143,11 @@ export class AdaptiveLimit {
 
   get inFlight(): number {
     return this.active;
+  }
+
+  /** Since it was made. */
+  get ageMs(): number {
+    return Date.now() - this.started;
   }
 
   get queued(): number {
@@ -216,13 +223,15 @@ export class AdaptiveLimit {
       return;
     }
     this.roundLatencies.push(sample.latencyMs);
+    this.roundInFlight += this.active;
     if (this.roundLatencies.length >= Math.max(MIN_ROUND, this.limit)) this.endRound();
   }
 
   private endRound(): void {
-    const now = Date.now();
     const latency = lowQuartile(this.roundLatencies);
-    const throughput = (this.roundLatencies.length * 1000) / Math.max(1, now - this.roundStart);
+    // Little's law: calls in flight over their latency is the rate the engine gets through them. Not
+    // measured over the round's few seconds (too noisy to steer by), but implied by the two averages.
+    const throughput = this.roundInFlight / this.roundLatencies.length / Math.max(1, latency);
     const newBestThroughput = throughput > this.bestThroughput * 1.05;
     if (this.lag() > this.lagLimitMs) {
       this.cut(SOFT_CUT, "lag");
@@ -236,8 +245,8 @@ export class AdaptiveLimit {
     }
     this.bestLatency = Math.min(this.bestLatency * (1 + BEST_DRIFT), latency);
     this.bestThroughput = Math.max(this.bestThroughput * (1 - BEST_DRIFT), throughput);
-    this.roundStart = now;
     this.roundLatencies = [];
+    this.roundInFlight = 0;
     this.roundFull = this.active >= this.limit || this.waiting.length > 0;
     if (latency <= this.bestLatency * this.tolerance) this.slowRounds = 0;
     this.admit();
@@ -248,8 +257,8 @@ export class AdaptiveLimit {
     this.slowRounds = 0;
     this.cutTicket = this.tickets;
     // A new round, of calls let in under the new limit only.
-    this.roundStart = Date.now();
     this.roundLatencies = [];
+    this.roundInFlight = 0;
     this.roundFull = false;
     const next = Math.max(this.min, this.value * factor);
     if (next === this.value) return;
@@ -361,6 +370,23 @@ export function adaptiveLimit(key: string, name: string, max?: number): Adaptive
 /** Every limiter this process made, in the order they were made. */
 export function adaptiveLimits(): AdaptiveLimit[] {
   return [...limiters.values()];
+}
+
+/**
+ * Where each limit settled: its time-weighted mean over the last half of its life, with the range it
+ * moved in there, e.g. `model 63 (57-71)`. For the end of a run.
+ */
+export function describeSettled(list: AdaptiveLimit[] = adaptiveLimits()): string {
+  return list
+    .map((l) => {
+      const from = l.ageMs / 2;
+      const inForce = l.trajectory.filter((p) => p.atMs < from).at(-1);
+      const seen = [...(inForce ? [inForce] : []), ...l.trajectory.filter((p) => p.atMs >= from)].map((p) => Math.max(1, Math.floor(p.limit)));
+      const low = Math.min(l.limit, ...seen);
+      const high = Math.max(l.limit, ...seen);
+      return `${l.name} ${l.meanLimitSince(from).toFixed(0)} (${low}-${high})`;
+    })
+    .join(", ");
 }
 
 /** E.g. `limits model 18, judge 12`: for the live line; empty when auto concurrency made no limiter. */
