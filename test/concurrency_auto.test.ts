@@ -13,6 +13,7 @@ import { autoAdmission } from "../src/collect/auto_admission.js";
 import { collect } from "../src/collect/collect.js";
 import { AdaptiveLimit, adaptiveLimits, describeLimits, parseAutoConcurrency, setAutoConcurrency } from "../src/http/adaptive_limit.js";
 import { closeDispatcher } from "../src/http/client.js";
+import { JudgeClient } from "../src/judge/client.js";
 import { agentUrlsOf } from "../src/orchestrate/status.js";
 import { startServers } from "../src/orchestrate/start.js";
 import { startDegradingEngine, type DegradingEngine } from "./doubles/degrading_engine.js";
@@ -45,13 +46,15 @@ describe("--concurrency auto", () => {
   let engine: DegradingEngine;
 
   beforeAll(async () => {
-    engine = await startDegradingEngine({ knee: KNEE, latencyMs: 200 });
+    engine = await startDegradingEngine({ knee: KNEE, latencyMs: 400 });
     cleanups.push(() => engine.close());
   });
 
   it("settles the engine gate within 20% of the engine's knee, and no rollout fails on the refusals", async () => {
     const bounds = { min: 4, max: 256 };
-    setAutoConcurrency(bounds);
+    // The engine's signals alone: this process also runs every server of the run, and on a busy
+    // machine its event loop lags for reasons of its own (the lag rule is tested below).
+    setAutoConcurrency(bounds, { lagLimitMs: 1_000 });
     const resolved = await resolveCliConfig(["++policy_model.responses_api_models.vllm_model.max_retries=0"], {
       config: [],
       resourcesServer: "example_single_tool_call",
@@ -63,7 +66,7 @@ describe("--concurrency auto", () => {
     cleanups.push(() => servers.stop());
     const input = join(dir, "in.jsonl");
     const output = join(dir, "out.jsonl");
-    writeRows(input, 300);
+    writeRows(input, 200);
     const admission = autoAdmission(bounds, { localGates: true });
     const summary = await collect({
       inputPath: input,
@@ -76,7 +79,7 @@ describe("--concurrency auto", () => {
     });
 
     expect(summary.accounting.failed).toBe(0);
-    expect(summary.accounting.succeeded).toBe(300);
+    expect(summary.accounting.succeeded).toBe(200);
     const gates = adaptiveLimits().filter((l) => l.name === "model");
     expect(gates).toHaveLength(1);
     const gate = gates[0]!;
@@ -89,12 +92,33 @@ describe("--concurrency auto", () => {
     expect(settled, trace).toBeGreaterThanOrEqual(KNEE * 0.8);
     expect(settled, trace).toBeLessThanOrEqual(KNEE * 1.2);
     // Every refusal was tried again behind the gate rather than failing its rollout.
-    expect(gate.counts.ok).toBe(600);
+    expect(gate.counts.ok).toBe(400);
     expect(gate.counts.overload).toBe(engine.stats.refused);
     // The rollouts in flight followed the gate, far below the ceiling of 256.
     expect(admission.limit).toBeLessThan(8 * KNEE);
     expect(describeLimits()).toMatch(/^limits model \d+$/);
   }, 120_000);
+});
+
+describe("--concurrency auto for judge calls", () => {
+  it("gates an environment's judge calls: a burst of 60 never reaches the judge at once, and every call succeeds", async () => {
+    // The judge is the engine itself here (a model server stands between them in a run); it slows
+    // down past 8 in flight and refuses nothing, so its peak in flight is what reached it at once.
+    const judge = await startDegradingEngine({ knee: 8, latencyMs: 50, rejectAbove: 1000 });
+    cleanups.push(() => judge.close());
+    setAutoConcurrency({ min: 2, max: 64 });
+    const ctx = { urlOf: () => judge.url };
+    const calls = Array.from({ length: 60 }, (_, i) =>
+      JudgeClient.for(ctx, "judge_model", { _ng_task_index: i, _ng_rollout_index: 0 }).responses({ input: [{ role: "user", content: `judge ${i}` }] }),
+    );
+    const replies = await Promise.all(calls);
+    expect(replies.every((r) => r.response.object === "response")).toBe(true);
+    const gate = adaptiveLimits().find((l) => l.name === "judge")!;
+    expect(gate.counts.ok).toBe(60);
+    // Without the gate all 60 would be in flight at once (and most refused).
+    expect(judge.stats.peakInFlight).toBeLessThanOrEqual(Math.max(...gate.trajectory.map((p) => Math.floor(p.limit))));
+    expect(judge.stats.peakInFlight).toBeLessThan(60);
+  });
 });
 
 describe("the AIMD limit on its own", () => {

@@ -86,6 +86,8 @@ const OVERLOAD_CUT = 0.7;
 const SOFT_CUT = 0.85;
 const SLOW_START = 2;
 const MIN_ROUND = 8;
+/** A round grows the limit only when this share of it was in use on average (not held back by the callers). */
+const FULL = 0.9;
 /** Rounds in a row that must be slow before latency cuts (one alone may be noise). */
 const SLOW_ROUNDS = 2;
 /** Trajectory points kept (the oldest dropped first): a long run does not grow memory. */
@@ -239,7 +241,7 @@ export class AdaptiveLimit {
       this.cut(SOFT_CUT, "latency");
     } else if (this.slowRounds > 0 && latency > this.bestLatency * this.tolerance) {
       // One slow round may be noise: the next decides.
-    } else if (this.roundFull && this.value < this.max) {
+    } else if (this.roundFull && this.roundInFlight / this.roundLatencies.length >= this.limit * FULL && this.value < this.max) {
       this.value = Math.min(this.max, this.slowStart ? Math.max(this.value + 1, this.value * SLOW_START) : this.value + 1);
       this.record("increase");
     }
@@ -330,11 +332,16 @@ export function eventLoopLagMs(): number {
 // The process's limiters, by key: made when auto concurrency is on, so the live line can list them.
 let bounds: AutoBounds | undefined;
 let boundsRead = false;
+let tuning: Tuning = {};
+
+/** What a caller may set of every limiter's rules (tests and benchmarks isolate one signal with it). */
+export type Tuning = Partial<Pick<AdaptiveLimitOptions, "tolerance" | "lagLimitMs">>;
 const limiters = new Map<string, AdaptiveLimit>();
 
 /** Turns auto concurrency on (bounds) or off (undefined) for this process, and for servers it starts. */
-export function setAutoConcurrency(value: AutoBounds | undefined): void {
+export function setAutoConcurrency(value: AutoBounds | undefined, rules: Tuning = {}): void {
   bounds = value;
+  tuning = rules;
   boundsRead = true;
   limiters.clear();
   if (value) process.env[AUTO_ENV] = `${value.min}-${value.max}`;
@@ -361,7 +368,7 @@ export function adaptiveLimit(key: string, name: string, max?: number): Adaptive
   let limiter = limiters.get(key);
   if (!limiter) {
     const upper = Math.max(1, Math.min(auto.max, max ?? auto.max));
-    limiter = new AdaptiveLimit({ name, min: Math.min(auto.min, upper), max: upper });
+    limiter = new AdaptiveLimit({ ...tuning, name, min: Math.min(auto.min, upper), max: upper });
     limiters.set(key, limiter);
   }
   return limiter;
