@@ -95,7 +95,7 @@ export class TreeMeter {
   }
 }
 
-function writeInput(path: string, rows: number): void {
+export function writeInput(path: string, rows: number): void {
   const base = JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
   const lines: string[] = [];
   for (let i = 0; i < rows; i++) {

@@ -7,25 +7,16 @@
 // setting's best possible rate, so small settings do not take minutes; rollouts/s are taken from the
 // run's own collection time. Prints rollouts/s, failed rollouts, and where auto's limits settled.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { machineLine, markdownTable } from "./machine.js";
-import { GYM, REPO_ROOT, NEMO_GYM_EXAMPLES } from "../test/helpers/cli.js";
+import { writeInput } from "./collect.js";
+import { GYM, REPO_ROOT } from "../test/helpers/cli.js";
 
 function arg(args: string[], name: string, fallback: string): string {
   const i = args.indexOf(`--${name}`);
   return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-}
-
-function writeInput(path: string, rows: number): void {
-  const base = JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
-  const lines: string[] = [];
-  for (let i = 0; i < rows; i++) {
-    base.responses_create_params.input[1].content = `what's it like in sf? (question ${i})`;
-    lines.push(JSON.stringify(base));
-  }
-  writeFileSync(path, `${lines.join("\n")}\n`);
 }
 
 async function startEngine(knee: number, latencyMs: number): Promise<{ url: string; child: ChildProcess }> {
