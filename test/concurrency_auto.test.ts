@@ -1,5 +1,5 @@
 // `--concurrency auto` against an engine with a ceiling (test/doubles/degrading_engine.ts: slower past
-// `knee` calls in flight, 503 past 1.5 × knee). Real servers in this process (head, simple_agent,
+// `knee` calls in flight, 503 past 1.25 × knee here). Real servers in this process (head, simple_agent,
 // example_single_tool_call, vllm_model), only the engine faked. The engine gate's recorded limit
 // must settle within 20% of the knee, and no rollout may fail although the engine refused calls
 // while the limit was being found (the model server is given no retries of its own).
@@ -46,7 +46,7 @@ describe("--concurrency auto", () => {
   let engine: DegradingEngine;
 
   beforeAll(async () => {
-    engine = await startDegradingEngine({ knee: KNEE, latencyMs: 400 });
+    engine = await startDegradingEngine({ knee: KNEE, latencyMs: 400, rejectAbove: 20 });
     cleanups.push(() => engine.close());
   });
 
