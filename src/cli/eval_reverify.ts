@@ -2,6 +2,7 @@
 // is safe to re-verify, and score stored rollouts again.
 import { existsSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
+import { parseAutoConcurrency, setAutoConcurrency, type AutoBounds } from "../http/adaptive_limit.js";
 import { siblingPaths } from "../collect/paths.js";
 import { appendRecovered, judgeFailuresPath, reverify, reverifyRunFiles } from "../collect/reverify.js";
 import { repairTornLine } from "../collect/ledger.js";
@@ -39,8 +40,17 @@ export async function evalReverify(overrides: string[], options: ReverifyCliOpti
   const resolved = await resolveCliConfig(overrides, options, { environmentsOnly: true, command: "eval reverify" });
   const environments = resolved.instances.filter((i) => i.type === "resources_servers");
   if (environments.length === 0) throw new UsageError("no environment to verify with: pass --resources-server ID or a --config that defines one");
-  const concurrency = Number(options.concurrency ?? resolved.config.num_samples_in_parallel ?? 16);
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a whole number ≥ 1, got ${options.concurrency}`);
+  const concurrencyGiven = options.concurrency ?? resolved.config.num_samples_in_parallel ?? 16;
+  // `auto[:MIN-MAX]`: as many verifications as MAX, the judge calls and the judges' engines gated adaptively.
+  let auto: AutoBounds | undefined;
+  try {
+    auto = parseAutoConcurrency(concurrencyGiven);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  setAutoConcurrency(auto);
+  const concurrency = auto ? auto.max : Number(concurrencyGiven);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a whole number ≥ 1 or auto[:MIN-MAX], got ${options.concurrency}`);
   const { resume, overwrite } = resumeAndOverwrite(options, resolved.config);
   const rolloutsPath = resolvePath(options.rollouts);
   // The rows the rollouts were made from: named, or the run's own file beside the rollouts when it is there.

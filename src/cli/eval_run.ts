@@ -11,6 +11,8 @@ import { collateRunInput } from "../benchmarks/run_input.js";
 import { datasetRepeats } from "../collect/split_input.js";
 import { benchmarkCacheDir } from "../benchmarks/prepare.js";
 import { closeDispatcher } from "../http/client.js";
+import { adaptiveLimits, describeLimits, describeSettled, setAutoConcurrency } from "../http/adaptive_limit.js";
+import { autoAdmission } from "../collect/auto_admission.js";
 import { totalRetries, type RetryStats } from "../http/retry_stats.js";
 import { RunRetries } from "../orchestrate/retry_totals.js";
 import { agentUrlsOf, fetchInstances } from "../orchestrate/status.js";
@@ -49,8 +51,12 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   const defaultAgent = options.agent ?? (settings.agent_name as string | undefined) ?? resolved.onlyAgentOfResourcesServer;
 
   let retries: RunRetries | undefined;
+  // `--concurrency auto`: on before any server starts (servers of other processes inherit it).
+  const admission = run.auto ? autoAdmission(run.auto, { localGates: options.serve && !options.processPerServer }) : undefined;
+  setAutoConcurrency(run.auto);
+  const limits = admission ? () => [`rollouts ${admission.limit}`, describeLimits().replace(/^limits /, "")].filter(Boolean).join(", ") : undefined;
   // Made first, so every message of the run goes through it and never lands inside the live line.
-  const printer = new ProgressPrinter({ quiet: options.quiet, retries: () => retries?.current() });
+  const printer = new ProgressPrinter({ quiet: options.quiet, retries: () => retries?.current(), ...(limits ? { limits } : {}) });
   const notice = (message: string) => printer.notice(message);
 
   const agents = resolved.instances
@@ -204,6 +210,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       checkedFiles,
       agentUrls,
       concurrency: run.concurrency,
+      ...(admission ? { admit: (inFlight: number) => admission.admit(inFlight) } : {}),
       prompt,
       disableAggregation: run.disableAggregation,
       rolloutTimeoutMs: run.rolloutTimeoutMs,
@@ -217,6 +224,7 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
       engine: watch,
     });
     printer.finish();
+    if (run.auto && adaptiveLimits().length > 0) notice(`--concurrency auto: the limits settled at ${describeSettled()} (mean over the last half of the run, and its range)`);
     if (run.disableAggregation) notice("disable_aggregation: the environments' /aggregate_metrics was not called; run `gym eval aggregate` once every shard has finished for their metrics");
     // The servers' counters as they stand at the end, before the servers stop.
     if (running.remoteProcesses > 0) await running.refresh();

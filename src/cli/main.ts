@@ -163,7 +163,7 @@ configOptions(
   .option("--materialized-inputs <path>", "the rows the rollouts were made from, joined by task index (default: `<rollouts stem>_materialized_inputs.jsonl` when it exists)")
   .option("--inputs <path>", "NeMo Gym's name for --materialized-inputs")
   .requiredOption("-o, --output <path>", "where to write the re-verified rollouts")
-  .option("--concurrency <n>", "verifications in flight at once")
+  .option("--concurrency <n>", "verifications in flight at once, or auto[:MIN-MAX] (judge calls gated adaptively, as in eval run)")
   .option("--max-failures <n>", "failures tolerated (N or P%) before exit code 4")
   .option("--max-attempts <n>", "attempts per rollout across --resume runs (default 3)")
   .option("--resume", "continue an interrupted reverify")

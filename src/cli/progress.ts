@@ -21,6 +21,8 @@ export interface ProgressPrinterOptions {
   stream?: ProgressStream;
   /** Retry counters so far (this run's), shown when any call was retried. */
   retries?: () => RetryStats | undefined;
+  /** `--concurrency auto`: the current limits, e.g. `rollouts 40, model 18` (shown on the live line). */
+  limits?: () => string;
 }
 
 const CLEAR_LINE = "\r\x1b[2K";
@@ -86,11 +88,11 @@ export class ProgressPrinter {
 
   private line(p: Progress): string {
     const retries = this.options.retries?.();
-    return formatProgress(p, retries);
+    return formatProgress(p, retries, this.options.limits?.());
   }
 }
 
-export function formatProgress(p: Progress, retries?: RetryStats): string {
+export function formatProgress(p: Progress, retries?: RetryStats, limits?: string): string {
   const seconds = p.elapsedMs / 1000;
   // Only this run's work: pairs finished by earlier runs (resume) took no time now.
   const ranNow = p.done - p.alreadyDone;
@@ -101,7 +103,8 @@ export function formatProgress(p: Progress, retries?: RetryStats): string {
     .join(" ");
   const retried = retries && totalRetries(retries).retries > 0 ? `  ${describeRetries(retries, true)}` : "";
   const before = p.alreadyDone > 0 ? ` (${p.alreadyDone} done before this run)` : "";
-  return `[gym] ${p.done}/${p.total} rollouts${before}  ${rate.toFixed(1)}/s  ETA ${eta}  failed ${p.failed}${retried}  mean reward ${rewards || "-"}`;
+  const limited = limits ? `  limits ${limits}` : "";
+  return `[gym] ${p.done}/${p.total} rollouts${before}  ${rate.toFixed(1)}/s  ETA ${eta}  failed ${p.failed}${retried}${limited}  mean reward ${rewards || "-"}`;
 }
 
 /** E.g. `retried 1652 (5xx 1650, 429 2; 41 s lost)`; the long form gives the time per class and says what it is. */

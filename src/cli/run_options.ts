@@ -10,6 +10,7 @@ import type { RepeatsSpec, Shard } from "../collect/plan.js";
 import type { FailureLimit } from "../collect/scheduler.js";
 import type { Split } from "../collect/split_input.js";
 import { UsageError } from "./exit.js";
+import { parseAutoConcurrency, type AutoBounds } from "../http/adaptive_limit.js";
 
 /** The run options as commander hands them over: strings as typed, booleans for switches. */
 export interface RunFlags {
@@ -75,7 +76,10 @@ export function addRunOptions(command: Command, { perShard }: { perShard: boolea
     new Option("-i, --input <path>", "input JSONL (config key: input_jsonl_fpath)"),
     new Option("-o, --output <path>", "output JSONL (config key: output_jsonl_fpath)"),
     new Option("-a, --agent <name>", "agent for rows without agent_ref"),
-    new Option("--concurrency <n>", "rollouts in flight at once (config key: num_samples_in_parallel)"),
+    new Option(
+      "--concurrency <n>",
+      "rollouts in flight at once, or auto[:MIN-MAX]: limits that find the engine's ceiling themselves (AIMD on its errors, latency and the event loop's lag, one per engine replica, judge and sandbox; default bounds 4-512) (config key: num_samples_in_parallel)",
+    ),
     new Option("--num-repeats <n>", "rollouts per input row: an integer or a per-agent map, e.g. '{\"math_simple_agent\": 32, \"_default\": 1}'"),
     new Option("--num-repeats-add-seed", "use the rollout index as the sampling seed of each repeat"),
     new Option("--limit <n>", "only the first N input rows"),
@@ -129,6 +133,15 @@ export function addRunOptions(command: Command, { perShard }: { perShard: boolea
   ];
   for (const option of options) if (perShard || !PER_SHARD_FLAGS.has(option.long!)) command.addOption(option);
   return command;
+}
+
+/** `--concurrency auto[:MIN-MAX]` (or the config key set so); undefined for a plain number. */
+function autoBounds(value: unknown): AutoBounds | undefined {
+  try {
+    return parseAutoConcurrency(value);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 export function positiveInt(name: string, value: unknown): number | undefined {
@@ -246,7 +259,10 @@ export interface RunOptions {
   output: string;
   prompt?: PromptConfig;
   disableAggregation: boolean;
+  /** Rollouts in flight; with `auto`, the most ever let in. */
   concurrency: number;
+  /** `--concurrency auto[:MIN-MAX]`: the bounds of the adaptive limits. */
+  auto?: AutoBounds;
   repeats: RepeatsSpec;
   limit?: number;
   /** Failures the exit code tolerates (0 unless given). */
@@ -283,7 +299,9 @@ export async function parseRunOptions(flags: Partial<RunFlags>, settings: Record
   const promptPath = flags.promptConfig ?? settings.prompt_config;
   const prompt = promptPath === undefined || promptPath === null ? undefined : loadPromptConfig(resolvePath(String(promptPath)));
   const disableAggregation = flagOrSetting("--disable-aggregation", flags.disableAggregation ?? settings.disable_aggregation);
-  const concurrency = positiveInt("--concurrency", flags.concurrency ?? settings.num_samples_in_parallel ?? settings.concurrency) ?? 16;
+  const concurrencyGiven = flags.concurrency ?? settings.num_samples_in_parallel ?? settings.concurrency;
+  const auto = autoBounds(concurrencyGiven);
+  const concurrency = auto ? auto.max : (positiveInt("--concurrency", concurrencyGiven) ?? 16);
   const repeats = parseRepeatsSpec(flags.numRepeats ?? settings.num_repeats);
   const limit = positiveInt("--limit", flags.limit ?? settings.limit);
   const failuresGiven = flags.maxFailures ?? settings.max_failures;
@@ -311,6 +329,7 @@ export async function parseRunOptions(flags: Partial<RunFlags>, settings: Record
     prompt,
     disableAggregation,
     concurrency,
+    ...(auto ? { auto } : {}),
     repeats,
     limit,
     maxFailures,

@@ -32,6 +32,8 @@ export interface CollectOptions {
   /** Agent instance name → base URL. */
   agentUrls: ReadonlyMap<string, string>;
   concurrency: number;
+  /** `--concurrency auto`: rollouts that may be in flight now, `concurrency` the ceiling (see the scheduler). */
+  admit?: (inFlight: number) => number;
   /** Only the first `limit` input rows. */
   limit?: number;
   repeats: RepeatsSpec;
@@ -168,6 +170,7 @@ export interface PlannedRunOptions {
   writePlan: (planPath: string) => Promise<number>;
   execute: Execute;
   concurrency: number;
+  admit?: (inFlight: number) => number;
   aggregateUrlOf?: (agent: string) => string | undefined;
   rolloutTimeoutMs?: number;
   maxFailures?: FailureLimit;
@@ -238,6 +241,7 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
     outputPath: paths.output,
     failuresPath: paths.failures,
     concurrency: options.concurrency,
+    ...(options.admit ? { admit: options.admit } : {}),
     total,
     alreadyDone,
     deadlineMs: options.rolloutTimeoutMs,

@@ -39,6 +39,11 @@ export interface SchedulerOptions {
   /** Called synchronously with every outcome, in completion order, after it is written. */
   onOutcome?: (outcome: Outcome) => void;
   concurrency: number;
+  /**
+   * `--concurrency auto`: how many items may be in flight now, asked before each is admitted (and
+   * again while any wait); `concurrency` stays the ceiling. Without it, `concurrency` items run.
+   */
+  admit?: (inFlight: number) => number;
   /** Requested rollouts in the whole run (for percentages and progress). */
   total: number;
   /** Rollouts already done before this run (resume), for progress. */
@@ -289,24 +294,72 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
     if (outcome) options.onOutcome?.(outcome);
   };
 
+  const room = options.admit ? new Admission(options.admit) : undefined;
   const worker = async () => {
     while (!stoppedEarly && !engine?.signal.aborted) {
-      const next = await iterator.next();
-      // An item pulled while the engine went away stays unrun.
-      if (next.done || engine?.signal.aborted) return;
-      await runItem(next.value);
+      await room?.enter();
+      try {
+        const next = await iterator.next();
+        // An item pulled while the engine went away stays unrun.
+        if (next.done || engine?.signal.aborted) return;
+        await runItem(next.value);
+      } finally {
+        room?.leave();
+      }
     }
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
   } finally {
     if (stallTimer) clearInterval(stallTimer);
+    room?.close();
     await iterator.return?.(undefined);
     if (outFd !== undefined) closeSync(outFd);
     if (failuresFd !== undefined) closeSync(failuresFd);
   }
   const engineDown = engine?.signal.aborted ? describeReason(engine.signal.reason) : undefined;
   return { succeeded, failed, stoppedEarly, ...(engineDown !== undefined ? { engineDown } : {}), dropped, elapsedMs: Date.now() - started };
+}
+
+/** How often waiting workers look again whether the admission limit grew (it also moves when an item finishes). */
+const ADMISSION_RECHECK_MS = 25;
+
+/** A gate whose size `limit()` may change at any time: workers wait in FIFO order for room. */
+class Admission {
+  private inside = 0;
+  private readonly waiting: Array<() => void> = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly limit: (inside: number) => number) {}
+
+  enter(): Promise<void> {
+    if (this.waiting.length === 0 && this.inside < this.limit(this.inside)) {
+      this.inside++;
+      return Promise.resolve();
+    }
+    const entered = new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.timer ??= setInterval(() => this.pump(), ADMISSION_RECHECK_MS);
+    return entered;
+  }
+
+  leave(): void {
+    this.inside--;
+    this.pump();
+  }
+
+  private pump(): void {
+    const limit = this.limit(this.inside);
+    while (this.waiting.length > 0 && this.inside < limit) {
+      this.inside++;
+      this.waiting.shift()!();
+    }
+    if (this.waiting.length === 0) this.close();
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
 }
 
 function describeReason(reason: unknown): string {

@@ -4,6 +4,7 @@
 // request's task and rollout indices) and its ordinal within this verification, so that record and
 // replay key judge answers exactly as they key the policy's, whatever order concurrent calls land in.
 import { callJson, CallError, joinUrl, type RetryPolicy } from "../http/client.js";
+import { adaptiveLimit, isOverloadStatus, type SampleKind } from "../http/adaptive_limit.js";
 import { JUDGE_CALL_HEADER, ResponseObject, ROLLOUT_HEADER, rolloutHeaderOfRow, type ResponsesCreateParams, type ServerRef } from "../protocol/index.js";
 import { JudgeFailure } from "./failure.js";
 import type { Limiter } from "./limiter.js";
@@ -96,12 +97,24 @@ export class JudgeClient {
         retry: this.options.retry ?? JUDGE_RETRY,
         signal: this.options.signal,
       });
+    // `--concurrency auto`: inside the configured limiter (a hard cap), one adaptive gate for the
+    // judge calls of this process, fed their latency and overload (429, 503, 504, a timeout).
+    const gate = adaptiveLimit("judge", "judge");
+    const gated = gate ? () => gate.run(send, judgeSample) : send;
     try {
-      return await (this.options.limiter ? this.options.limiter.run(send) : send());
+      return await (this.options.limiter ? this.options.limiter.run(gated) : gated());
     } catch (error) {
       throw asJudgeFailure(error);
     }
   }
+}
+
+/** What a judge call says of the judge's load, for the adaptive gate. */
+function judgeSample(outcome: { ok: true } | { ok: false; error: unknown }): SampleKind {
+  if (outcome.ok) return "ok";
+  const error = outcome.error;
+  if (error instanceof CallError && (error.kind === "timeout" || isOverloadStatus(error.status))) return "overload";
+  return "other";
 }
 
 /** A failed call as NeMo Gym names it: `<ExcType>: <message>`. */

@@ -1,7 +1,10 @@
 // Calls to the engine behind a model server: one or more base URLs (replicas: sticky per rollout,
 // balanced, health-checked, with failover — see replicas.ts), bearer auth, bounded retries with
 // backoff for transient failures, and errors that name the engine URL and what it said.
-import { call, describeError, joinUrl, NO_RETRY, truncate, type RetryPolicy } from "../http/client.js";
+import { call, CallError, describeError, joinUrl, NO_RETRY, truncate, type RetryPolicy } from "../http/client.js";
+import { adaptiveLimit, isOverloadStatus } from "../http/adaptive_limit.js";
+import { recordRetry, statusRetryClass } from "../http/retry_stats.js";
+import { sleep } from "../http/timing.js";
 import { HttpError } from "../http/errors.js";
 import { redactUrl } from "../config/url_secrets.js";
 import { opensRollout, ReplicaPool, ReplicasExhaustedError, type Attempt } from "./replicas.js";
@@ -23,6 +26,11 @@ export interface EngineOptions {
 export type EngineReply =
   | { ok: true; baseUrl: string; url: string; status: number; json: unknown }
   | { ok: false; baseUrl: string; url: string; status: number; text: string };
+
+/** Overload refusals tried again behind the adaptive gate before one counts against the retry budget. */
+const OVERLOAD_RETRIES = 30;
+const OVERLOAD_BACKOFF_MS = 50;
+const OVERLOAD_BACKOFF_MAX_MS = 2_000;
 
 export class Engine {
   /** The replicas behind `baseUrls`, with their counters (served at `GET /replicas`). */
@@ -52,8 +60,35 @@ export class Engine {
     }
   }
 
-  /** One try on one replica; connection errors and timeouts are thrown (as CallError) for the pool to handle. */
+  /**
+   * One try on one replica, through the replica's adaptive gate when `--concurrency auto` is on: at
+   * most its limit of calls in flight, each call's latency and overload fed back to the limit, and a
+   * call refused for overload (429, 503, 504) tried again behind the gate, which by then admits fewer,
+   * without spending the retry budget (the refusal is the engine asking for less, not a fault).
+   */
   private async attempt(baseUrl: string, path: string, body: unknown, signal?: AbortSignal): Promise<Attempt<EngineReply>> {
+    const gate = adaptiveLimit(`engine ${baseUrl}`, "model");
+    if (!gate) return this.attemptOnce(baseUrl, path, body, signal);
+    for (let refused = 0; ; refused++) {
+      const release = await gate.acquire(signal);
+      const startedAt = Date.now();
+      let result: Attempt<EngineReply>;
+      try {
+        result = await this.attemptOnce(baseUrl, path, body, signal);
+      } catch (error) {
+        release(error instanceof CallError && error.kind === "timeout" ? "overload" : "other");
+        throw error;
+      }
+      const overloaded = result.retryable && isOverloadStatus(result.status);
+      release(overloaded ? "overload" : result.value.ok ? "ok" : "other");
+      if (!overloaded || refused >= OVERLOAD_RETRIES || signal?.aborted) return result;
+      await sleep(Math.min(OVERLOAD_BACKOFF_MAX_MS, OVERLOAD_BACKOFF_MS * 2 ** Math.min(refused, 6)) * (0.5 + Math.random() / 2), signal ? { signal } : {});
+      recordRetry(statusRetryClass(result.status ?? 503), Date.now() - startedAt);
+    }
+  }
+
+  /** One try on one replica; connection errors and timeouts are thrown (as CallError) for the pool to handle. */
+  private async attemptOnce(baseUrl: string, path: string, body: unknown, signal?: AbortSignal): Promise<Attempt<EngineReply>> {
     const url = joinUrl(baseUrl, path);
     const shown = redactUrl(url);
     const result = await call(url, {

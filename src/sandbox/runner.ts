@@ -9,6 +9,7 @@ import { probe, type ProbeReport } from "./probe.js";
 import type { RunRequest, RunResult } from "./types.js";
 import { allocateSlots, killUntilEmpty, processesOfUid, releaseSlots, slotUid } from "./uids.js";
 import { sleep } from "../http/timing.js";
+import { adaptiveLimit } from "../http/adaptive_limit.js";
 
 export interface SandboxOptions {
   /** One-shot runs at once. Default: os.availableParallelism(). */
@@ -130,11 +131,19 @@ export class Sandbox {
   /** Runs one program in a free slot (waiting for one if all are busy). */
   async run(request: RunRequest): Promise<RunResult> {
     if (this.closed) throw new Error("sandbox is closed");
+    // `--concurrency auto`: at most the adaptive limit of the slots run at once, fed each run's
+    // wall time (and this process's event-loop lag); a run the sandbox itself failed to start or
+    // finish (`sandbox_error`: no process, no cgroup) counts as overload, a program's own limits do not.
+    const gate = adaptiveLimit("sandbox", "sandbox", this.concurrency);
+    const release = await gate?.acquire(request.signal);
     const index = await this.runGate.acquire();
+    let result: RunResult | undefined;
     try {
-      return await this.runInSlot(index, request);
+      result = await this.runInSlot(index, request);
+      return result;
     } finally {
       this.runGate.release(index);
+      release?.(result === undefined ? "other" : result.status === "sandbox_error" ? "overload" : "ok");
     }
   }
 
