@@ -35,7 +35,13 @@ async function startHttpMcp(): Promise<{ url: string; close(): Promise<void> }> 
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/mcp`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { url: `http://127.0.0.1:${port}/mcp`, close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // The environment's client keeps its connection alive; do not wait for it to time out.
+        server.closeAllConnections();
+      }),
+  };
 }
 
 describe("mcp_servers: MCP servers attached as extra tools", () => {
