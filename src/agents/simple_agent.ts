@@ -5,6 +5,7 @@ import { z } from "zod";
 import { asNemoGymCreateParams, asNemoGymResponse } from "../protocol/nemo_gym_models.js";
 import type { InstanceContext, ServerImplementation } from "../http/implementation.js";
 import { ResponsesCreateParams, ServerRef } from "../protocol/index.js";
+import { withAttachedTools } from "./attached_tools.js";
 import { runEpisode } from "./episode.js";
 import { buildAgentServer, type AgentUpstreams } from "./agent_server.js";
 
@@ -31,8 +32,10 @@ const implementation: ServerImplementation<SimpleAgentConfig> = {
       runEpisode(params, { model: (body) => model.responses(body), tool: (name, args) => environment.tool(name, args) }, { maxSteps: config.max_steps });
     const wiring = { resourcesServer: config.resources_server, modelServer: config.model_server, timeoutMs: config.request_timeout_s * 1000 };
     return buildAgentServer(context, wiring, {
-      async run(row, upstreams) {
-        await upstreams.environment.seedSession(row);
+      async run(raw, upstreams) {
+        // An environment with MCP servers attached names their tools in its seed reply; the model is offered them too.
+        const seeded = await upstreams.environment.seedSession(raw);
+        const row = withAttachedTools(raw, seeded);
         const response = await episode(row.responses_create_params, upstreams);
         if (config.skip_verification) {
           // As NeMo Gym's agent answers it (07d6b0d): the whole run request as its model dumps it, then the response.

@@ -95,8 +95,9 @@ export class EnvironmentClient {
     return result.text;
   }
 
-  async seedSession(row: unknown): Promise<void> {
-    await this.required("/seed_session", row);
+  /** The reply, parsed (undefined when not JSON): it may carry `attached_tools` (attached_tools.ts). */
+  async seedSession(row: unknown): Promise<unknown> {
+    return parseJson(await this.required("/seed_session", row));
   }
 
   /** The `/verify` reply, as JSON text exactly as the environment sent it. */

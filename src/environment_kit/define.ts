@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { buildEnvironmentServer } from "./server.js";
 import { functionToolOf } from "./tool_schema.js";
+import { MCP_SERVERS_KEY, McpServers } from "./mcp_attach.js";
 import type { EnvironmentDefinition, EnvironmentImplementation } from "./types.js";
 
 /** Names that are routes of every resources server, so a tool cannot take them. */
@@ -38,7 +39,13 @@ export function defineEnvironment<
   if (scope !== undefined && scope !== "chunked" && scope !== "whole_run") {
     throw new Error(`environment ${definition.id}: aggregateMetricsScope must be "chunked" or "whole_run", not ${JSON.stringify(scope)}`);
   }
-  const configSchema = definition.configSchema ?? (z.strictObject({}) as unknown as z.ZodType<C>);
+  const ownSchema = definition.configSchema ?? (z.strictObject({}) as unknown as z.ZodType<C>);
+  // Every tool-using environment (object config) also takes `mcp_servers`: MCP servers attached as
+  // extra tools (mcp_attach.ts). A Gymkit-wide key, so it is added here rather than by each author.
+  const configSchema: z.ZodType<C> =
+    !definition.step && ownSchema instanceof z.ZodObject && !(MCP_SERVERS_KEY in ownSchema.shape)
+      ? (ownSchema.safeExtend({ [MCP_SERVERS_KEY]: McpServers.optional() }) as unknown as z.ZodType<C>)
+      : (ownSchema as z.ZodType<C>);
   const toolSpecs = () =>
     Object.entries(definition.tools ?? {}).map(([name, tool]) => functionToolOf(name, tool.description, tool.args));
   return {

@@ -16,18 +16,24 @@ import { SessionStore } from "./session_store.js";
 import { withJudgeFailsafe } from "../judge/failure.js";
 import { functionToolOf } from "./tool_schema.js";
 import { mountMcp, seedMetadata, SessionTokens, withNormalizedToolNames, type McpTool } from "./mcp.js";
+import { ATTACHED_TOOLS_KEY, attachMcpServers, MCP_SERVERS_KEY, type AttachedMcp, type McpServerEntry } from "./mcp_attach.js";
 
 const judgeFailsafe = withJudgeFailsafe(<T extends VerifyResult>(verify: () => T | Promise<T>) => verify());
 
 export async function buildEnvironmentServer<C, S, R>(
   definition: EnvironmentDefinition<C, S, any, any, any, R>,
-  instance: InstanceContext<C>,
+  given: InstanceContext<C>,
 ): Promise<HttpApp> {
+  // `mcp_servers` (define.ts adds it to every tool-using environment's schema) is the kit's, not the
+  // author's: taken out of the config the environment sees, and attached as extra tools (mcp_attach.ts).
+  const { instance, mcpServers } = splitMcpServers(given);
+  const attached = mcpServers.length > 0 ? await attachMcpServers(mcpServers, instance.name) : undefined;
   const resources = definition.setup ? await definition.setup(instance) : (undefined as R);
   const app = createServer({ name: instance.name });
   // Seeding, verifying and aggregating carry whole rows and rollouts; tool calls keep the small default.
   const carriesRollouts = { bodyLimit: rolloutBodyLimit() };
   if (definition.teardown) app.addHook("onClose", async () => definition.teardown!(resources));
+  if (attached) app.addHook("onClose", async () => attached.close());
   // One store per instance: two instances of the same environment never share sessions. Bounded
   // (least recently used forgotten first) so a long run's finished rollouts do not pile up.
   const sessions = new SessionStore<S>(definition.sessionCapacity);
@@ -50,7 +56,7 @@ export async function buildEnvironmentServer<C, S, R>(
     app.post("/seed_session", carriesRollouts, async (request, reply) => {
       const row = parseOr422(seedSchema, request.body ?? {}) as SeedInput<any>;
       const result = definition.seedSession ? await definition.seedSession(row, contextOf(request)) : undefined;
-      const body = result ?? {};
+      const body = withAttachedTools(result ?? {}, attached);
       if (mcpTokens && body !== null && typeof body === "object" && !Array.isArray(body) && !("mcp" in body)) {
         return sendJson(reply, { ...body, mcp: seedMetadata(instance.name, mcpTokens.mint(request.sessionId)) });
       }
@@ -94,7 +100,10 @@ export async function buildEnvironmentServer<C, S, R>(
 
   const tools = Object.entries(definition.tools ?? {}) as Array<[string, ToolDefinition<z.ZodObject, C, S, R>]>;
   const toolSpecs = tools.map(([name, tool]) => functionToolOf(name, tool.description, tool.args));
-  app.get("/tools", async (_request, reply) => sendJson(reply, toolSpecs));
+  const listed = attached ? [...toolSpecs, ...attached.specs] : toolSpecs;
+  app.get("/tools", async (_request, reply) => sendJson(reply, listed));
+  // Before the fallback route below, which would otherwise take these names.
+  attached?.mount(app);
 
   for (const [name, tool] of tools) {
     app.post(`/${name}`, async (request, reply) => {
@@ -128,6 +137,20 @@ export async function buildEnvironmentServer<C, S, R>(
   }
 
   return asHttpApp(app);
+}
+
+/** The instance with `mcp_servers` taken out of its config, and the entries (none when absent). */
+function splitMcpServers<C>(instance: InstanceContext<C>): { instance: InstanceContext<C>; mcpServers: McpServerEntry[] } {
+  const config = instance.config as Record<string, unknown> | undefined;
+  if (config === null || typeof config !== "object" || !(MCP_SERVERS_KEY in config)) return { instance, mcpServers: [] };
+  const { [MCP_SERVERS_KEY]: entries, ...rest } = config;
+  return { instance: { ...instance, config: rest as C }, mcpServers: (entries as McpServerEntry[] | undefined) ?? [] };
+}
+
+/** A `/seed_session` reply with the attached tools' specs for the agent to offer the model. */
+function withAttachedTools(body: unknown, attached: AttachedMcp | undefined): unknown {
+  if (!attached || attached.specs.length === 0 || body === null || typeof body !== "object" || Array.isArray(body)) return body;
+  return { ...body, [ATTACHED_TOOLS_KEY]: attached.specs };
 }
 
 /** NeMo Gym's EnvStepResponse: `reward` is a float; info keeps its own types. */
