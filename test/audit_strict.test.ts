@@ -22,6 +22,7 @@ const means = (a: EnvAudit) => {
 const CASES: Array<[string, string[]]> = [
   ["gpqa_diamond", ["guess.all_boxes", "wrong.negation"]],
   ["bunsenbench_chemistry_mcq", ["guess.all_boxes"]],
+  ["spartqa", ["guess.all_boxes", "wrong.negation"]],
 ];
 
 describe("gym env audit ID ++ID.resources_servers.ID.strict=true", () => {
