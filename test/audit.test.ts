@@ -6,7 +6,8 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROBES } from "../src/audit/probes.js";
-import { auditEnvironment, failuresOf, type EnvAudit } from "../src/audit/run.js";
+import { auditEnvironment, contextOf, failuresOf, type EnvAudit } from "../src/audit/run.js";
+import { AuditDeclaration } from "../src/audit/floors.js";
 import { auditResolver } from "../src/cli/env_audit.js";
 import { closeDispatcher } from "../src/http/client.js";
 import { REPO_ROOT } from "./helpers/cli.js";
@@ -61,4 +62,13 @@ describe("gym env audit on planted weak verifiers", () => {
     expect(failed(a)).toEqual(["tool.write_verifier"]);
     expect(cell(a, "tool.write_verifier")).toMatchObject({ meanReward: 1, rewardedRows: [0, 1, 2] });
   }, 120_000);
+});
+
+describe("probe context", () => {
+  it("takes a gold written as one \\boxed{} by its content (the probes box it themselves), and leaves two boxes alone", () => {
+    const decl = AuditDeclaration.parse({});
+    expect(contextOf({ expected_answer: "\\boxed{g\\sin\\theta}" }, decl).gold).toBe("g\\sin\\theta");
+    expect(contextOf({ expected_answer: "\\boxed{\\frac{1}{2}}" }, decl).gold).toBe("\\frac{1}{2}");
+    expect(contextOf({ expected_answer: "\\boxed{a}, \\boxed{b}" }, decl).gold).toBe("\\boxed{a}, \\boxed{b}");
+  });
 });

@@ -106,11 +106,23 @@ function promptOf(row: Record<string, unknown>): string {
   return "";
 }
 
+/** A gold written whole as one `\boxed{…}` (e.g. physics rows): its content, since the probes box the value themselves. */
+function unboxed(gold: string): string {
+  const m = /^\s*\\boxed\{(.*)\}\s*$/s.exec(gold);
+  if (!m) return gold;
+  let depth = 0;
+  for (const ch of m[1]!) {
+    if (ch === "{") depth++;
+    else if (ch === "}" && --depth < 0) return gold; // "\boxed{a}, \boxed{b}": not one box
+  }
+  return depth === 0 ? m[1]! : gold;
+}
+
 function goldOf(row: Record<string, unknown>, decl: AuditDeclaration): string | undefined {
   const paths = decl.gold ? [decl.gold] : [...GOLD_FIELDS, ...GOLD_FIELDS.map((f) => `verifier_metadata.${f}`)];
   for (const path of paths) {
     const value = at(row, path);
-    if (typeof value === "string" && value.trim() !== "") return value;
+    if (typeof value === "string" && value.trim() !== "") return unboxed(value);
     if (typeof value === "number" || typeof value === "boolean") return String(value);
     if (decl.gold && value !== undefined && value !== null) return JSON.stringify(value);
   }

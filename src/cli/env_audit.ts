@@ -40,7 +40,10 @@ function positiveInt(flag: string, value: string | undefined, fallback: number):
   return n;
 }
 
-export async function envAudit(ids: string[], options: EnvAuditOptions): Promise<void> {
+export async function envAudit(args: string[], options: EnvAuditOptions): Promise<void> {
+  // Arguments with "=" are Hydra-style config overrides (e.g. ++gpqa_diamond.resources_servers.gpqa_diamond.strict=true).
+  const overrides = args.filter((a) => a.includes("="));
+  const ids = args.filter((a) => !a.includes("="));
   const known = builtinIds("resources_servers");
   const targets: AuditTarget[] = [];
   if (options.all) targets.push(...known.map((id) => ({ id })));
@@ -62,7 +65,7 @@ export async function envAudit(ids: string[], options: EnvAuditOptions): Promise
   }
 
   const audits: EnvAudit[] = [];
-  const resolve = auditResolver();
+  const resolve = auditResolver(overrides);
   try {
     for (const target of targets) {
       process.stderr.write(`auditing ${target.configPaths ? target.configPaths.join(", ") : target.id} …\n`);
@@ -73,7 +76,7 @@ export async function envAudit(ids: string[], options: EnvAuditOptions): Promise
   }
   process.stdout.write(renderTable(audits));
   if (options.report) {
-    const command = `gym env audit ${options.all ? "--all" : [...ids, ...options.config.map((c) => `--config ${c}`)].join(" ")} --rows ${rows} --report ${options.report}`;
+    const command = `gym env audit ${options.all ? "--all" : [...ids, ...options.config.map((c) => `--config ${c}`)].join(" ")}${overrides.map((o) => ` ${o}`).join("")} --rows ${rows} --report ${options.report}`;
     writeFileSync(options.report, renderMarkdown(audits, { rows, generatedBy: command }));
     process.stdout.write(`report: ${options.report}\n`);
   }

@@ -85,7 +85,7 @@ env
 env
   .command("audit")
   .description("reward-hack audit: play scripted null and adversarial policies through environments and report what gets rewarded")
-  .argument("[ids...]", "built-in environment ids")
+  .argument("[ids...]", "built-in environment ids, then any config overrides (key=value, ++key=value)")
   .option("--config <path>", "audit the environment of this config (repeatable)", collect, [])
   .option("--all", "every built-in environment")
   .option("-i, --input <path>", "rows from this JSONL instead of the example data (one environment)")

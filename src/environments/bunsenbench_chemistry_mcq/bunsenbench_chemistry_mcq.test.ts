@@ -114,6 +114,30 @@ describe("reward rules", () => {
   });
 });
 
+describe("strict: true (Gymkit's own; closes the audit's guess.all_boxes)", () => {
+  let strictEnv: RunningInstance;
+  beforeAll(async () => {
+    strictEnv = await startInstance(bunsen, { config: { strict: true } });
+  });
+  afterAll(() => strictEnv.close());
+  // [response, reward by default (NeMo Gym's), reward under strict]; the gold is B.
+  const cases: Array<[string, number, number]> = [
+    ["\\boxed{C}\n\\boxed{B}\n\\boxed{not B}", 1, 0], // the audit's guess.all_boxes: the latest box that parses wins
+    ["\\boxed{A} \\boxed{C} \\boxed{B}", 1, 0],
+    ["Answer: A\n\\boxed{B}", 1, 0],
+    ["\\boxed{B}", 1, 1],
+    ["Answer: B\n\\boxed{B}", 1, 1],
+  ];
+  for (const [text, byDefault, strict] of cases) {
+    it(`${JSON.stringify(text)} → ${byDefault} by default, ${strict} under strict`, async () => {
+      expect((await verify(text)).reward).toBe(byDefault);
+      const r = await strictEnv.request("/verify", { responses_create_params: { input: "q" }, options: OPTIONS, expected_answer: "B", response: responseWith([assistantMessage(text)]) });
+      expect(r.status, r.text).toBe(200);
+      expect((r.body as { reward: number }).reward).toBe(strict);
+    });
+  }
+});
+
 describe("aggregate metrics", () => {
   it("mcqa's metrics, grouped by source / field / subfield, error-mode shares, and NeMo Gym's key metrics", async () => {
     const rows = [

@@ -204,3 +204,17 @@ export function expectedAnswerLetter(expected: string, options: Options): string
   if (cpLen(unwrapped) === 1 && isAlpha(unwrapped)) return unwrapped;
   return parseCandidate(expected, options, allowedLetters(options)) || unwrapped;
 }
+
+/**
+ * Under `strict` (Gymkit's own, off by default): every answer candidate (answer tag, `\boxed{}`, "Answer:"
+ * line, "the answer is …") that names an option names the same one; undefined when they name several.
+ * NeMo Gym takes the latest one that parses, so a response listing every option, the gold last, is rewarded.
+ */
+export function agreedBunsenAnswer(text: string, options: Options, allowed: ReadonlySet<string>): string | undefined {
+  const named = new Set<string>();
+  for (const [, candidate] of answerCandidates(text)) {
+    const parsed = parseCandidate(candidate, options, allowed);
+    if (parsed !== undefined) named.add(parsed);
+  }
+  return named.size <= 1 ? extractBunsenAnswer(text, options, allowed) : undefined;
+}

@@ -13,7 +13,7 @@ import { highestKMetrics } from "../../metrics/highest_k.js";
 import { mcqaKeyMetrics, mcqaPassMetrics } from "../../verifiers/mcq/metrics.js";
 import { MCQA_ROW_FIELDS, McqaConfig } from "../../verifiers/mcq/request.js";
 import { defineEnvironment } from "../../environment_kit/define.js";
-import { allowedLetters, choiceTagPresent, expectedAnswerLetter, extractBunsenAnswer, optionsFromRow } from "./extract.js";
+import { agreedBunsenAnswer, allowedLetters, choiceTagPresent, expectedAnswerLetter, extractBunsenAnswer, optionsFromRow } from "./extract.js";
 
 export const ERROR_MODES = ["correct", "wrong_answer", "refusal", "early_termination", "malformed_choice", "format_violation"] as const;
 
@@ -122,10 +122,16 @@ export function bunsenMetrics(rows: Json[]): Record<string, number> {
   return metrics;
 }
 
+const Config = McqaConfig.extend({
+  /** Gymkit's own (default false = NeMo Gym's reward): a response whose answers name several options scores 0 (extract.ts agreedBunsenAnswer). */
+  strict: z.boolean().default(false),
+});
+type Config = z.infer<typeof Config>;
+
 export default defineEnvironment({
   id: "bunsenbench_chemistry_mcq",
   description: "BunsenBench chemistry multiple-choice questions: reward 1 when the chosen option (letter or exact option text) is the gold one.",
-  configSchema: McqaConfig,
+  configSchema: Config,
   rowFields: {
     ...MCQA_ROW_FIELDS,
     bunsen_id: z.string().nullable().default(null),
@@ -138,14 +144,14 @@ export default defineEnvironment({
   verifyEchoes: ["uuid", "choices", "metadata"],
   // NeMo Gym pins this server to ReverifyMode.UNKNOWN (not reviewed for reverify), though /verify needs no session.
   reverifyMode: "unknown",
-  verify: (request) => {
+  verify: (request, ctx) => {
     const options = optionsFromRow(request.options, request.choices);
     const allowed = allowedLetters(options);
     const gold = expectedAnswerLetter(request.expected_answer ?? "", options);
     if (Array.from(gold).length === 1 && /^\p{L}$/u.test(gold)) allowed.add(gold);
     const rawText = outputText(request.response);
     const text = pyStrip(rawText);
-    const pred = text ? extractBunsenAnswer(text, options, allowed) : undefined;
+    const pred = text ? ((ctx.config as Config).strict ? agreedBunsenAnswer : extractBunsenAnswer)(text, options, allowed) : undefined;
     const metadataValue = (key: "bunsen_id" | "source" | "bct_field" | "bct_subfield") => request[key] ?? (request.metadata ?? {})[key] ?? null;
     return {
       reward: pred !== undefined && pred === gold ? 1.0 : 0.0,

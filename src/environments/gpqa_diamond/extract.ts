@@ -27,3 +27,49 @@ export function extractGpqaLetter(text: string): string | undefined {
   const answer = answers.at(-1);
   return answer ? pyStrip(answer[1]!).toUpperCase() : undefined;
 }
+
+// ---- strict (Gymkit's own, off by default): NeMo Gym reads "\boxed{not B}" as B (the last standalone
+// capital of the box) and grades only the last box, so a response boxing several letters, or a negated
+// one, can be rewarded. Under `strict` every box must hold one letter (optionally "(B)", "B)", "B. text",
+// "\text{B}", "**B**") and every box and "Answer:" line must name the same letter.
+
+/** Each `\boxed{…}` content, braces balanced. */
+function boxContents(text: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf("\\boxed{", from);
+    if (at < 0) return out;
+    let depth = 1;
+    let pos = at + "\\boxed{".length;
+    const start = pos;
+    while (pos < text.length && depth > 0) {
+      if (text[pos] === "{") depth++;
+      else if (text[pos] === "}") depth--;
+      pos++;
+    }
+    out.push(text.slice(start, depth === 0 ? pos - 1 : pos));
+    from = pos;
+  }
+}
+
+/** The letter a box names under strict, or undefined when it holds anything else. */
+export function strictBoxLetter(content: string): string | undefined {
+  let c = content.trim();
+  for (let i = 0; i < 3; i++) c = c.replace(/^\\(?:text|textbf|mathrm|mathbf)\s*\{(.*)\}$/s, "$1").replace(/^(\*\*|\$)(.*)\1$/s, "$2").trim();
+  const m = /^\(?([A-Z])\)?(?:[.:)]\s+\S.*)?$/s.exec(c) ?? /^\(?([A-Z])\)?[.:)]?$/.exec(c);
+  return m ? m[1] : undefined;
+}
+
+/** Under strict: the one letter every box and "Answer:" line names; undefined when a box is not a letter or they name several; null when there is no box and no "Answer:" line. */
+export function strictGpqaLetter(text: string): string | undefined | null {
+  const letters = new Set<string>();
+  for (const content of boxContents(text)) {
+    const letter = strictBoxLetter(content);
+    if (letter === undefined) return undefined;
+    letters.add(letter);
+  }
+  for (const m of pyFinditer(ANSWER_LINE, text)) letters.add(pyStrip(m[1]!).toUpperCase());
+  if (letters.size === 0) return boxContents(text).length ? undefined : null;
+  return letters.size === 1 ? [...letters][0] : undefined;
+}

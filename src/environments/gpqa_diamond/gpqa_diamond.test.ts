@@ -73,6 +73,34 @@ describe("reward rules", () => {
   });
 });
 
+describe("strict: true (Gymkit's own; closes the audit's guess.all_boxes and wrong.negation)", () => {
+  let strictEnv: RunningInstance;
+  beforeAll(async () => {
+    strictEnv = await startInstance(gpqa, { config: { strict: true } });
+  });
+  afterAll(() => strictEnv.close());
+  // [response, reward by default (NeMo Gym's), reward under strict]; the gold is C.
+  const cases: Array<[string, number, number]> = [
+    ["\\boxed{B}\n\\boxed{C}\n\\boxed{not C}", 1, 0], // the audit's guess.all_boxes: several boxes, the last "not C" read as C
+    ["\\boxed{not C}", 1, 0], // the audit's wrong.negation
+    ["\\boxed{A or C}", 1, 0],
+    ["\\boxed{B} at first, finally \\boxed{C}", 1, 0],
+    ["\\boxed{C} and Answer: A", 1, 0],
+    ["Reasoning… \\boxed{C}", 1, 1],
+    ["\\boxed{(C)}", 1, 1],
+    ["\\boxed{\\text{C}} Answer: C", 1, 1],
+    ["Answer: C", 1, 1],
+  ];
+  for (const [text, byDefault, strict] of cases) {
+    it(`${JSON.stringify(text)} → ${byDefault} by default, ${strict} under strict`, async () => {
+      expect((await verify(text)).reward).toBe(byDefault);
+      const r = await strictEnv.request("/verify", { responses_create_params: { input: "q" }, options: ABCD, expected_answer: "C", response: responseWith([assistantMessage(text)]) });
+      expect(r.status, r.text).toBe(200);
+      expect((r.body as { reward: number }).reward).toBe(strict);
+    });
+  }
+});
+
 describe("NeMo Gym's recorded rollouts (data/example_rollouts.jsonl)", () => {
   it("re-verify to the recorded rewards (5/5) with gym eval reverify (--force: NeMo Gym pins the mode to unknown)", async () => {
     const { result, recorded, reverified, rows } = await reverifyRecorded("gpqa_diamond", ["--resources-server", "gpqa_diamond", "--force"]);

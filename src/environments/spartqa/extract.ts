@@ -98,8 +98,8 @@ export function candidateLabels(options: readonly string[]): string[] {
   return labels;
 }
 
-/** The one label the prediction names, or undefined (nothing, or more than one). */
-export function matchLabel(prediction: string, labels: readonly string[]): string | undefined {
+/** The one label the prediction names, or undefined (nothing, or more than one). `containment: false` (the env's `strict`) accepts only equality or an alias. */
+export function matchLabel(prediction: string, labels: readonly string[], containment = true): string | undefined {
   const key = labelKey(prediction);
   if (!key) return undefined;
   const byKey = new Map(labels.map((label) => [labelKey(label), label]));
@@ -107,6 +107,7 @@ export function matchLabel(prediction: string, labels: readonly string[]): strin
   if (byKey.has(key)) return byKey.get(key);
   if (BOTH_ALIASES.has(key) && values.has(BOTH_LABEL)) return byKey.get(labelKey(BOTH_LABEL));
   if (NONE_ALIASES.has(key) && values.has(NONE_LABEL)) return byKey.get(labelKey(NONE_LABEL));
+  if (!containment) return undefined;
   let hits = [...byKey.keys()].filter((k) => k && key.includes(k));
   // A label inside another hit ("a triangle in block B" in "a big blue triangle in block B") yields to it.
   hits = hits.filter((h) => !hits.some((other) => other !== h && other.includes(h)));

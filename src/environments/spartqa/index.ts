@@ -35,6 +35,10 @@ export function spartqaMetrics(rows: Array<Record<string, unknown>>): Record<str
 export default defineEnvironment({
   id: "spartqa",
   description: 'SpartQA spatial reasoning, CO (choose-object) questions: reward 1 when the answer resolves to the single gold label among the two story objects, "both of them" and "none of them".',
+  configSchema: z.strictObject({
+    /** Gymkit's own (default false = NeMo Gym's reward): the answer must equal a label or an alias; no containment ("not both of them" is not "both of them"). */
+    strict: z.boolean().default(false),
+  }),
   rowFields: {
     target: z.string().default(""),
     options: z.array(z.string()).default([]),
@@ -42,14 +46,14 @@ export default defineEnvironment({
   },
   verifyEchoes: "all",
   reverifyMode: "stateless",
-  verify: (request) => {
+  verify: (request, ctx) => {
     const prediction = extractAnswer(outputText(request.response));
     const meta = request.verifier_metadata ?? {};
     const gold = request.target || pyStr(meta.target ?? "");
     const metaOptions = meta.options;
     const options = request.options.length > 0 ? request.options : truthy(metaOptions) && Array.isArray(metaOptions) ? metaOptions.map(pyStr) : [];
     const labels = candidateLabels(options.length > 0 ? options : [gold]);
-    const predicted = matchLabel(prediction, labels);
+    const predicted = matchLabel(prediction, labels, !ctx.config.strict);
     const goldKey = labelKey(gold);
     const correct = goldKey !== "" && predicted !== undefined && labelKey(predicted) === goldKey;
     return {

@@ -44,6 +44,29 @@ async function verify(text: string, target: string, extra: Record<string, unknow
   return result.body as Record<string, any>;
 }
 
+describe("strict: true (Gymkit's own; closes the audit's wrong.negation and guess.all_boxes)", () => {
+  let strictEnv: RunningInstance;
+  beforeAll(async () => {
+    strictEnv = await startInstance(spartqa, { config: { strict: true } });
+  });
+  afterAll(() => strictEnv.close());
+  // [response, reward by default (NeMo Gym's), reward under strict]; the gold is "both of them".
+  const cases: Array<[string, number, number]> = [
+    ["Final answer: not both of them", 1, 0], // the audit's wrong.negation: found by containment
+    ["Final answer: both of then\nFinal answer: both of them\nFinal answer: not both of them", 1, 0], // the audit's guess.all_boxes
+    ["Final answer: both of them", 1, 1],
+    ["Final answer: both", 1, 1], // an alias
+  ];
+  for (const [text, byDefault, strict] of cases) {
+    it(`${JSON.stringify(text)} → ${byDefault} by default, ${strict} under strict`, async () => {
+      expect((await verify(text, "both of them")).reward).toBe(byDefault);
+      const r = await strictEnv.request("/verify", { responses_create_params: { input: "q" }, target: "both of them", options: OPTIONS, response: responseWith([assistantMessage(text)]) });
+      expect(r.status, r.text).toBe(200);
+      expect((r.body as { reward: number }).reward).toBe(strict);
+    });
+  }
+});
+
 describe("reward rules", () => {
   const cases: Array<[string, string, number, boolean, string]> = [
     // text, target, reward, exact, predicted_label

@@ -1,0 +1,38 @@
+// The reward-hack audit run with a config override: environments whose NeMo Gym-compatible default
+// keeps a weakness the audit finds (stated as a floor in their audit.yaml) and whose `strict: true`
+// closes it. Real servers on 127.0.0.1, all in this process; the policy is the built-in scripted_model.
+import { afterAll, describe, expect, it } from "vitest";
+import { PROBES } from "../src/audit/probes.js";
+import { auditEnvironment, type EnvAudit } from "../src/audit/run.js";
+import { auditResolver } from "../src/cli/env_audit.js";
+import { closeDispatcher } from "../src/http/client.js";
+
+afterAll(async () => {
+  await closeDispatcher();
+});
+
+const run = (id: string, names: string[], overrides: string[]) =>
+  auditEnvironment({ id }, { rows: 2, probes: PROBES.filter((p) => names.includes(p.name)), resolve: auditResolver(overrides), concurrency: 2 });
+const means = (a: EnvAudit) => {
+  expect(a.error).toBeUndefined();
+  return Object.fromEntries(a.cells.map((c) => [c.probe, [c.meanReward, c.verdict]]));
+};
+
+// [environment, probes the default rewards within its floor]
+const CASES: Array<[string, string[]]> = [
+  ["gpqa_diamond", ["guess.all_boxes", "wrong.negation"]],
+  ["bunsenbench_chemistry_mcq", ["guess.all_boxes"]],
+  ["spartqa", ["guess.all_boxes", "wrong.negation"]],
+];
+
+describe("gym env audit ID ++ID.resources_servers.ID.strict=true", () => {
+  for (const [id, weak] of CASES) {
+    it(`${id}: ${weak.join(", ")} rewarded by default (within audit.yaml's floors), 0 under strict`, async () => {
+      const names = ["control.gold", ...weak];
+      const byDefault = means(await run(id, names, []));
+      expect(byDefault).toEqual(Object.fromEntries([["control.gold", [1, "control"]], ...weak.map((w) => [w, [1, "pass"]])]));
+      const strict = means(await run(id, names, [`++${id}.resources_servers.${id}.strict=true`]));
+      expect(strict).toEqual(Object.fromEntries([["control.gold", [1, "control"]], ...weak.map((w) => [w, [0, "pass"]])]));
+    });
+  }
+});
