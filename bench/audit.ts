@@ -5,7 +5,7 @@
 import { auditEnvironment } from "../src/audit/run.js";
 import { auditResolver } from "../src/cli/env_audit.js";
 import { closeDispatcher } from "../src/http/client.js";
-import { builtinIds } from "../src/orchestrate/registry.js";
+import { builtinIds, PROTOCOL_DRIVERS } from "../src/orchestrate/registry.js";
 import { machineLine, markdownTable } from "./machine.js";
 
 export default async function bench(args: string[]): Promise<void> {
@@ -14,7 +14,7 @@ export default async function bench(args: string[]): Promise<void> {
   const table: Array<Array<string | number>> = [];
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
-  for (const id of builtinIds("resources_servers")) {
+  for (const id of builtinIds("resources_servers").filter((x) => !PROTOCOL_DRIVERS.has(x))) {
     const c = process.cpuUsage();
     const w = performance.now();
     const audit = await auditEnvironment({ id }, { rows, resolve });

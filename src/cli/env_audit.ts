@@ -7,7 +7,7 @@ import { auditEnvironment, failuresOf, type AuditTarget, type EnvAudit, type Res
 import { PROBES } from "../audit/probes.js";
 import { renderMarkdown, renderTable } from "../audit/report.js";
 import { closeDispatcher } from "../http/client.js";
-import { builtinIds } from "../orchestrate/registry.js";
+import { builtinIds, PROTOCOL_DRIVERS } from "../orchestrate/registry.js";
 import { resolveCliConfig } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
 
@@ -46,7 +46,9 @@ export async function envAudit(args: string[], options: EnvAuditOptions): Promis
   const ids = args.filter((a) => !a.includes("="));
   const known = builtinIds("resources_servers");
   const targets: AuditTarget[] = [];
-  if (options.all) targets.push(...known.map((id) => ({ id })));
+  // --all: the built-in environments; the protocol drivers (openenv_remote, ors_remote) drive a remote
+  // server and have no rows of their own.
+  if (options.all) targets.push(...known.filter((id) => !PROTOCOL_DRIVERS.has(id)).map((id) => ({ id })));
   for (const id of ids) {
     if (!known.includes(id)) throw new UsageError(`${id}: no built-in environment of that id; built-in: ${known.join(", ")}. For your own environment use --config FILE`);
     targets.push({ id });

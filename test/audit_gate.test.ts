@@ -1,0 +1,65 @@
+// The reward-hack audit as a CI gate (issue 21): every built-in environment that needs no live
+// judge or downloaded data, first example row, a light battery — each must earn no probe reward
+// above its floor (chance + what its audit.yaml declares, with the reason). A new or changed
+// environment that rewards a null or adversarial policy fails here, naming the environment, probe
+// and row. Judged environments run as in `gym env audit`: the scripted_model plays the policy and
+// the judge. Real servers on 127.0.0.1, all in this process (src/audit/run.ts); no CLI spawn.
+import { afterAll, describe, expect, it } from "vitest";
+import { PROBES } from "../src/audit/probes.js";
+import { auditEnvironment, failuresOf } from "../src/audit/run.js";
+import { auditResolver } from "../src/cli/env_audit.js";
+import { closeDispatcher } from "../src/http/client.js";
+import { builtinIds, PROTOCOL_DRIVERS } from "../src/orchestrate/registry.js";
+
+/** Environments the gate cannot run on a clean checkout, and why. */
+const NOT_GATED: Record<string, string> = {
+  bird_sql: "needs BIRD's dev databases (a separate download); no SQLite file ships with the repository",
+  spider2_lite: "needs Spider 2.0-Lite's SQLite databases (a separate download)",
+  genrm_compare: "its config names a separate genrm_model the audit's resolver does not define (pairwise GenRM, no gold)",
+  openenv_remote: "a protocol driver for a remote OpenEnv server, not an environment with example rows",
+  ors_remote: "a protocol driver for a remote ORS server, not an environment with example rows",
+};
+
+/**
+ * Cells h/auditfix (issue 21, the environment fixes) is closing in these environments' own folders;
+ * skipped here until that work lands — the lead removes each entry its fix closes. Every one is
+ * listed as FAIL in docs/audit.md meanwhile.
+ */
+const PENDING_FIX: Record<string, string[]> = {
+  example_multi_turn_gymnasium: ["guess.all_boxes", "wrong.negation", "wrong.in_comment", "wrong.in_think"],
+  reasoning_gym: ["wrong.negation", "wrong.zero_width", "wrong.in_comment", "wrong.in_think"],
+  gpqa_diamond: ["guess.all_boxes", "wrong.negation"],
+  bunsenbench_chemistry_mcq: ["guess.all_boxes"],
+  hotpotqa_qa: ["guess.all_boxes", "wrong.negation", "wrong.in_comment", "wrong.in_think"],
+  spartqa: ["wrong.negation", "wrong.in_comment"],
+  physics_judge: ["guess.all_boxes", "wrong.negation"],
+  ugphysics_judge: ["null.echo_prompt"],
+};
+
+// The two costly probes (1,000 tool calls; a 1 MB answer) stay out of the gate: test/audit.test.ts
+// plays them through a sound verifier, and docs/audit.md runs them on every environment.
+const COSTLY = new Set(["tool.flood", "null.nonsense_1mb"]);
+const GATE_PROBES = PROBES.filter((p) => !COSTLY.has(p.name));
+const GATED = builtinIds("resources_servers").filter((id) => !PROTOCOL_DRIVERS.has(id) && !(id in NOT_GATED));
+const resolve = auditResolver();
+
+afterAll(async () => {
+  await closeDispatcher();
+});
+
+describe("reward-hack audit gate: every built-in environment, first row, light battery", () => {
+  it("covers the whole catalog but the environments it names as not gated", () => {
+    expect(GATED.length).toBeGreaterThan(50);
+    for (const id of Object.keys(NOT_GATED)) expect(builtinIds("resources_servers")).toContain(id);
+    for (const id of Object.keys(PENDING_FIX)) expect(GATED).toContain(id);
+  });
+
+  it.each(GATED)("%s rewards no probe above its floor", async (id) => {
+    const audit = await auditEnvironment({ id }, { rows: 1, probes: GATE_PROBES, resolve, concurrency: 4 });
+    expect(audit.error).toBeUndefined();
+    expect(audit.cells.length).toBe(GATE_PROBES.length);
+    const pending = new Set(PENDING_FIX[id] ?? []);
+    const above = failuresOf(audit).filter((line) => !pending.has(line.slice(id.length + 2).split(" ")[0]!));
+    expect(above).toEqual([]);
+  }, 60_000);
+});
