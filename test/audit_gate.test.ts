@@ -21,18 +21,14 @@ const NOT_GATED: Record<string, string> = {
 };
 
 /**
- * Cells h/auditfix (issue 21, the environment fixes) is closing in these environments' own folders;
- * skipped here until that work lands — the lead removes each entry its fix closes. Every one is
- * listed as FAIL in docs/audit.md meanwhile.
+ * Known weaknesses not yet examined (issue 21 stays open for them): skipped here so the gate still
+ * catches every other cell, and listed as FAIL in docs/audit.md. Remove an entry when its environment
+ * gets a fix, a `strict` option plus a floor with its reason, or hints that remove a probe artefact.
  */
 const PENDING_FIX: Record<string, string[]> = {
   example_multi_turn_gymnasium: ["guess.all_boxes", "wrong.negation", "wrong.in_comment", "wrong.in_think"],
   reasoning_gym: ["wrong.negation", "wrong.zero_width", "wrong.in_comment", "wrong.in_think"],
-  gpqa_diamond: ["guess.all_boxes", "wrong.negation"],
-  bunsenbench_chemistry_mcq: ["guess.all_boxes"],
   hotpotqa_qa: ["guess.all_boxes", "wrong.negation", "wrong.in_comment", "wrong.in_think"],
-  spartqa: ["wrong.negation", "wrong.in_comment"],
-  physics_judge: ["guess.all_boxes", "wrong.negation"],
   ugphysics_judge: ["null.echo_prompt"],
 };
 
