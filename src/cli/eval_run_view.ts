@@ -17,6 +17,8 @@ export async function startRunViewer(outputPath: string, portText: string | unde
   return {
     url: viewer.url,
     serveAfterRun: () => {
+      // The poll timer may not have seen the run's last lines yet: catch up before saying it is over.
+      viewer.refresh?.();
       process.stderr.write(`gym: the run is over; the viewer still serves it at ${viewer.url} (Ctrl-C to stop)\n`);
       return serveUntilStopped(viewer);
     },

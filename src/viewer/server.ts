@@ -37,6 +37,8 @@ export interface Viewer {
   /** The (first) run's index; for a live run, the one current when read. */
   run: RunIndex;
   metrics: MetricsIndex;
+  /** Looks at the files now (live viewers only; they also do it on a timer); true when a run changed. */
+  refresh?(): boolean;
   close(): Promise<void>;
 }
 
