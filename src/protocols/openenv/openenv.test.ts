@@ -217,13 +217,14 @@ describe("OpenEnv over WebSocket", () => {
 
 describe("idle sessions (OpenEnv's session_timeout)", () => {
   it("reaps a session idle past the timeout: its slot is freed, the connection stays, a step there is an EXECUTION_ERROR, an MCP session's id is unknown", async () => {
-    const url = await serve(weather, rowsOf("example_single_tool_call"), 1, { sessionTimeout: 1, reapEvery: 0.1 });
+    // 2 s, not less: the reset below must reach the server before its new session counts as idle, on a loaded machine too.
+    const url = await serve(weather, rowsOf("example_single_tool_call"), 1, { sessionTimeout: 2, reapEvery: 0.1 });
     const active = async () => ((await http("GET", `${url}/capacity`)).body as { active_sessions: number }).active_sessions;
     const idle = await OpenEnvSocket.open(url);
     expect((await idle.send({ type: "reset", data: { row_index: 0 } })).type).toBe("observation");
     await expect.poll(active, { timeout: 30_000 }).toBe(0);
     const step = await idle.send({ type: "step", data: { type: "call_tool", tool_name: "get_weather", arguments: { city: "Rome" } } });
-    expect(step).toMatchObject({ type: "error", data: { code: "EXECUTION_ERROR", reason: "closed", message: expect.stringContaining("1 s without activity") } });
+    expect(step).toMatchObject({ type: "error", data: { code: "EXECUTION_ERROR", reason: "closed", message: expect.stringContaining("2 s without activity") } });
     expect(await idle.send({ type: "state" })).toMatchObject({ type: "state", data: { row_index: 0, status: "closed" } });
     // The freed slot takes a new connection (refused at the cap of 1 otherwise: its first message would be CAPACITY_REACHED).
     const next = await OpenEnvSocket.open(url);
