@@ -18,7 +18,8 @@ function floorText(cell: Cell): string {
 function rewardedText(cell: Cell): string {
   if (cell.verdict === "n/a") return "—";
   const failed = cell.failed > 0 ? ` (${cell.failed} failed)` : "";
-  return `${cell.rewardedRows.length}/${cell.ran}${failed}`;
+  const rejected = cell.rejected ? ` (${cell.rejected} rejected)` : "";
+  return `${cell.rewardedRows.length}/${cell.ran}${failed}${rejected}`;
 }
 
 /** A plain-text table for the terminal: the probes that ran, and a line of n/a ones per environment. */
