@@ -17,7 +17,8 @@ const NOT_GATED: Record<string, string> = {
   spider2_lite: "needs Spider 2.0-Lite's SQLite databases (a separate download)",
   code_fim: "needs HumanEval-Infilling's task data (data_dir, a separate download); without it every /verify fails",
   evalplus: "needs EvalPlus's task file (~/.cache/evalplus, a separate download); without it every /verify fails",
-  genrm_compare: "its config names a separate genrm_model the audit's resolver does not define (pairwise GenRM, no gold)",
+  genrm_compare:
+    "its config names a separate genrm_model the audit's resolver does not define; and its rewards are relative within a cohort of num_rollouts_per_prompt rollouts of one prompt (a /verify waits for the whole cohort), while the audit plays one rollout per probe and row, with no gold",
   openenv_remote: "a protocol driver for a remote OpenEnv server, not an environment with example rows",
   ors_remote: "a protocol driver for a remote ORS server, not an environment with example rows",
 };
