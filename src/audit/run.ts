@@ -178,6 +178,7 @@ export function contextOf(row: Record<string, unknown>, decl: AuditDeclaration):
     schema: schemaOf(row),
     answer: (value) => decl.answer.replaceAll("{answer}", value),
     verifierFiles: decl.verifier_files,
+    ...(decl.judge ? { judgeAccept: verdictFor(decl, "accept", row, "audit.yaml") } : {}),
   };
 }
 
