@@ -32,9 +32,10 @@ const CASES: Array<[string, string[]]> = [
   ["jailbreak_detection", ["judge.ignore_rubric=0.3", "judge.own_verdict"]],
   ["math_with_autograder", ["judge.own_verdict"]],
   ["physics_judge", ["judge.own_verdict"]],
+  ["inverse_if", ["judge.own_verdict"]],
 ];
 // Rows without a gold answer have no positive control.
-const NO_CONTROL = new Set(["over_refusal_detection", "jailbreak_detection"]);
+const NO_CONTROL = new Set(["over_refusal_detection", "jailbreak_detection", "inverse_if"]);
 
 describe("gym env audit ID ++ID.resources_servers.ID.strict=true", () => {
   for (const [id, written] of CASES) {
