@@ -18,21 +18,36 @@ const means = (a: EnvAudit) => {
   return Object.fromEntries(a.cells.map((c) => [c.probe, [c.meanReward, c.verdict]]));
 };
 
-// [environment, probes the default rewards within its floor]
+// [environment, probes the default rewards within its floor (a probe written `name=r` earns r by default, else 1)]
 const CASES: Array<[string, string[]]> = [
   ["gpqa_diamond", ["guess.all_boxes", "wrong.negation"]],
   ["bunsenbench_chemistry_mcq", ["guess.all_boxes"]],
   ["spartqa", ["guess.all_boxes", "wrong.negation"]],
+  // Judged environments: the scripted judge quotes the answer, then gives its negative verdict; the
+  // default reads the first label in the reply (NeMo Gym's), strict the last.
+  ["over_refusal_detection", ["judge.ignore_rubric", "judge.own_verdict"]],
+  ["equivalence_llm_judge", ["judge.ignore_rubric", "judge.fake_verdict", "judge.own_verdict"]],
+  ["text_to_sql", ["judge.fake_verdict", "judge.own_verdict"]],
+  // [[SAFE]] alone passes the safety check, times the second check's negative reward (0.3).
+  ["jailbreak_detection", ["judge.ignore_rubric=0.3", "judge.own_verdict"]],
+  ["math_with_autograder", ["judge.own_verdict"]],
+  ["physics_judge", ["judge.own_verdict"]],
+  ["inverse_if", ["judge.own_verdict"]],
 ];
+// Rows without a gold answer have no positive control.
+const NO_CONTROL = new Set(["over_refusal_detection", "jailbreak_detection", "inverse_if"]);
 
 describe("gym env audit ID ++ID.resources_servers.ID.strict=true", () => {
-  for (const [id, weak] of CASES) {
+  for (const [id, written] of CASES) {
+    const weak = written.map((w) => w.split("=")[0]!);
+    const rewardOf = (w: string) => Number(written.find((x) => x.startsWith(`${w}=`))?.split("=")[1] ?? 1);
     it(`${id}: ${weak.join(", ")} rewarded by default (within audit.yaml's floors), 0 under strict`, async () => {
-      const names = ["control.gold", ...weak];
+      const control: Array<[string, unknown]> = NO_CONTROL.has(id) ? [] : [["control.gold", [1, "control"]]];
+      const names = [...control.map(([name]) => name), ...weak];
       const byDefault = means(await run(id, names, []));
-      expect(byDefault).toEqual(Object.fromEntries([["control.gold", [1, "control"]], ...weak.map((w) => [w, [1, "pass"]])]));
+      expect(byDefault).toEqual(Object.fromEntries([...control, ...weak.map((w) => [w, [rewardOf(w), "pass"]])]));
       const strict = means(await run(id, names, [`++${id}.resources_servers.${id}.strict=true`]));
-      expect(strict).toEqual(Object.fromEntries([["control.gold", [1, "control"]], ...weak.map((w) => [w, [0, "pass"]])]));
+      expect(strict).toEqual(Object.fromEntries([...control, ...weak.map((w) => [w, [0, "pass"]])]));
     });
   }
 });
