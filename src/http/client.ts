@@ -1,5 +1,6 @@
 // The one HTTP client: `undici.request` over a single pooled keep-alive dispatcher (Node 20's global
 // fetch bundles an older undici and opens more sockets), with per-call timeouts and bounded retries.
+// A URL of a server listening in this same process is served without a socket (inprocess.ts).
 import { EventEmitter } from "node:events";
 import { Agent, request } from "./undici_lite.js";
 import { dispatchInProcess, localTarget, type LocalResponse } from "./inprocess.js";

@@ -88,7 +88,11 @@ export function prepareInProcess(app: FastifyInstance): void {
   });
   // Unregister first, so calls made while the server closes go to the (closing) socket.
   const unregister = () => {
-    for (const origin of state.origins) if (servers.get(origin)?.exchanges === state.exchanges) servers.delete(origin);
+    for (const origin of state.origins) {
+      if (servers.get(origin)?.exchanges !== state.exchanges) continue;
+      servers.delete(origin);
+      sockets.delete(origin);
+    }
     state.origins.clear();
   };
   app.addHook("preClose", (done) => {
