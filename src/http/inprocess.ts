@@ -157,8 +157,30 @@ export function localTarget(url: string, method: string): { server: LocalServer;
   return { server, path };
 }
 
+/** Stream and socket settings that mean nothing without a socket: accepted, chainable, no effect. */
+class Inert extends EventEmitter {
+  setTimeout(): this {
+    return this;
+  }
+  setNoDelay(): this {
+    return this;
+  }
+  setKeepAlive(): this {
+    return this;
+  }
+  setEncoding(): this {
+    return this;
+  }
+  pause(): this {
+    return this;
+  }
+  unpipe(): this {
+    return this;
+  }
+}
+
 /** The connection every in-process request claims to arrive on: loopback, never encrypted. */
-class LocalSocket extends EventEmitter {
+class LocalSocket extends Inert {
   readonly encrypted = false;
   readonly destroyed = false;
   readonly readable = true;
@@ -172,15 +194,6 @@ class LocalSocket extends EventEmitter {
   }
   get remoteFamily(): string {
     return this.remoteAddress.includes(":") ? "IPv6" : "IPv4";
-  }
-  setTimeout(): this {
-    return this;
-  }
-  setNoDelay(): this {
-    return this;
-  }
-  setKeepAlive(): this {
-    return this;
   }
   destroy(): this {
     return this;
@@ -201,7 +214,7 @@ function socketFor(server: LocalServer): LocalSocket {
 }
 
 /** The request side: what Fastify reads of an IncomingMessage (headers, url, method, body events). */
-class LocalRequestMessage extends EventEmitter {
+class LocalRequestMessage extends Inert {
   readonly httpVersion = "1.1";
   readonly httpVersionMajor = 1;
   readonly httpVersionMinor = 1;
@@ -239,22 +252,6 @@ class LocalRequestMessage extends EventEmitter {
     return this;
   }
 
-  pause(): this {
-    return this;
-  }
-
-  setEncoding(): this {
-    return this;
-  }
-
-  setTimeout(): this {
-    return this;
-  }
-
-  unpipe(): this {
-    return this;
-  }
-
   pipe<T>(destination: T): T {
     return destination;
   }
@@ -286,7 +283,7 @@ function asWire(text: string): string {
 }
 
 /** The response side: what Fastify and Gymkit's routes use of a ServerResponse; collects the body. */
-class LocalResponseMessage extends EventEmitter {
+class LocalResponseMessage extends Inert {
   statusCode = 200;
   statusMessage = "";
   headersSent = false;
@@ -355,10 +352,6 @@ class LocalResponseMessage extends EventEmitter {
   writeContinue(): void {}
 
   writeEarlyHints(): void {}
-
-  setTimeout(): this {
-    return this;
-  }
 
   cork(): void {}
 
