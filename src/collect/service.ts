@@ -65,7 +65,7 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
   app.get(ROLLOUTS_PATH, async () => stats);
 
   // A trainer's batch of rows (with their prompts) is one request.
-  app.post(ROLLOUTS_PATH, { bodyLimit: rolloutBodyLimit() }, async (request, reply) => {
+  app.post(ROLLOUTS_PATH, { bodyLimit: rolloutBodyLimit(), config: { streams: true } }, async (request, reply) => {
     const body = parseOr422(RolloutRequest, request.body);
     const agentUrls = await options.agents();
     if (agentUrls.size === 0) throw new HttpError(503, "no agent is running: start servers whose config defines a responses_api_agents instance");

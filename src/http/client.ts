@@ -1,7 +1,9 @@
 // The one HTTP client: `undici.request` over a single pooled keep-alive dispatcher (Node 20's global
 // fetch bundles an older undici and opens more sockets), with per-call timeouts and bounded retries.
+// A URL of a server listening in this same process is served without a socket (inprocess.ts).
 import { EventEmitter } from "node:events";
-import { Agent, request, type Dispatcher } from "./undici_lite.js";
+import { Agent, request } from "./undici_lite.js";
+import { dispatchInProcess, localTarget, type LocalResponse } from "./inprocess.js";
 import type { CookieJar } from "./cookies.js";
 import { redactUrl, redactUrlsIn, urlCredentials } from "../config/url_secrets.js";
 import { recordRetry, statusRetryClass, type RetryClass } from "./retry_stats.js";
@@ -137,16 +139,15 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
       if (options.signal.aborted) forward();
       else options.signal.addEventListener("abort", forward, { once: true });
     }
+    const method = options.method ?? (payload === undefined ? "GET" : "POST");
+    // A server of this process is reached without a socket, with the same bytes in and out (inprocess.ts).
+    const local = localTarget(target.url, method);
     try {
-    let response: Dispatcher.ResponseData;
+    let response: LocalResponse | Awaited<ReturnType<typeof request>>;
     try {
-      response = await request(target.url, {
-        method: options.method ?? (payload === undefined ? "GET" : "POST"),
-        headers,
-        body: payload,
-        dispatcher: dispatcher(),
-        signal,
-      });
+      response = local
+        ? await dispatchInProcess(local.server, { method, path: local.path, headers, body: payload, signal })
+        : await request(target.url, { method, headers, body: payload, dispatcher: dispatcher(), signal });
     } catch (error) {
       if (options.signal?.aborted) throw error;
       if (timeout.aborted) {
@@ -160,7 +161,7 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
     }
     let text: string;
     try {
-      text = await response.body.text();
+      text = "text" in response ? response.text : await response.body.text();
     } catch (error) {
       lastError = new CallError(`${shown()}: connection lost while reading the reply: ${describeError(error)}`, url, "connection");
       failed = { retryClass: "connection", startedAt };

@@ -10,6 +10,7 @@ import { HttpApp, type ListenOptions } from "./app.js";
 import { HttpError, RequestValidationError } from "./errors.js";
 import { parseCookies, sessionCookie } from "./cookies.js";
 import { hostAllowed, hostRefusedMessage } from "./host_check.js";
+import { prepareInProcess, registerInProcess } from "./inprocess.js";
 import { BODY_LIMIT_ENV, formatBytes, requestTimeoutMs, rolloutBodyLimit, SMALL_BODY_LIMIT } from "./limits.js";
 import { sendJson } from "./reply.js";
 
@@ -68,6 +69,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   });
   const cookieName = sessionCookieName(options.name);
+  // Calls from this same process reach the app without a socket once it listens (inprocess.ts).
+  prepareInProcess(app);
 
   // Plain JSON.parse: Fastify's default parser scans for prototype poisoning, which costs a few percent
   // per hop; we never merge request bodies into prototypes (spread and JSON.parse make own properties).
@@ -148,7 +151,9 @@ export async function listen(server: FastifyInstance | HttpApp, options: ListenO
   const address = app.server.address();
   if (!address || typeof address === "string") throw new Error("server did not bind a TCP port");
   const shownHost = host.includes(":") ? `[${host}]` : host;
-  return `http://${shownHost}:${address.port}`;
+  const origin = `http://${shownHost}:${address.port}`;
+  registerInProcess(app, origin);
+  return origin;
 }
 
 /** The Fastify app behind each HttpApp this module made; a WeakMap so the public class never names Fastify. */

@@ -150,7 +150,7 @@ function mount({ app, prefix, bridge, settings, onClose }: ProtocolMount): void 
     }
   };
 
-  app.route({ method: ["GET", "POST", "DELETE"], url: prefix, handler: handle });
+  app.route({ method: ["GET", "POST", "DELETE"], url: prefix, config: { streams: true }, handler: handle });
   onClose(async () => {
     await Promise.allSettled([...sessions.values()].map(async ({ transport, episode }) => {
       await transport.close();

@@ -102,7 +102,7 @@ export async function startHub(options: HubOptions, buildApp: BuildApp): Promise
   pageRoute(app, page);
   compareRoutes(app, sources);
   app.get("/api/version", async () => versionOf(sources, live));
-  app.get("/api/events", (request, reply) => {
+  app.get("/api/events", { config: { streams: true } }, (request, reply) => {
     reply.hijack();
     const stream = reply.raw;
     stream.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", connection: "keep-alive" });
