@@ -52,13 +52,20 @@ async function agent(env: RunningInstance, model: { url: string }, config: Recor
 }
 
 /** An engine that accepts requests and never answers; `abandoned` resolves when the agent gives up on one. */
-async function silentEngine(): Promise<{ url: string; abandoned: Promise<boolean>; close(): Promise<void> }> {
+/** An engine that never answers: `reached` when a request arrives, `abandoned` when its caller hangs up. */
+async function silentEngine(): Promise<{ url: string; reached: Promise<void>; abandoned: Promise<boolean>; close(): Promise<void> }> {
   let abandon!: (value: boolean) => void;
+  let reach!: () => void;
   const abandoned = new Promise<boolean>((resolve) => (abandon = resolve));
-  const server = http.createServer((_req, res) => res.on("close", () => abandon(true)));
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  const server = http.createServer((_req, res) => {
+    reach();
+    res.on("close", () => abandon(true));
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const silent = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    reached,
     abandoned,
     close: () =>
       new Promise<void>((resolve) => {
@@ -377,15 +384,19 @@ describe("simple_agent failures", () => {
   it("abandons the model call when the caller of /run hangs up", async () => {
     const model = await silentEngine();
     const run = await agent(await environment(singleToolCall), model);
+    const hangUp = new AbortController();
     const caller = fetch(`${run.url}/run`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(exampleRows("example_single_tool_call")[0]),
-      signal: AbortSignal.timeout(200),
+      signal: hangUp.signal,
     });
+    // Hang up only once the model call is under way (a fixed delay raced the agent on a loaded machine).
+    await model.reached;
+    hangUp.abort();
     await expect(caller).rejects.toThrow();
-    const gaveUp = await Promise.race([model.abandoned, new Promise((resolve) => setTimeout(() => resolve(false), 5_000))]);
-    expect(gaveUp).toBe(true);
+    // Without the hang-up reaching the engine, this never resolves and the test's deadline fails it.
+    expect(await model.abandoned).toBe(true);
   });
 
   it("rejects a config with a wrong ref type or an unknown key", () => {
