@@ -9,6 +9,7 @@
 import type { FastifyRequest } from "fastify";
 import { CookieJar, parseCookies, sessionCookie } from "../http/cookies.js";
 import { parseOr422 } from "../http/errors.js";
+import { surelyCreateParams, surelyDataRow } from "../protocol/fast_check.js";
 import type { HttpApp } from "../http/app.js";
 import type { InstanceContext } from "../http/implementation.js";
 import { abortOnHangUp, sendJson } from "../http/reply.js";
@@ -60,7 +61,8 @@ export function buildAgentServer(context: InstanceContext<unknown>, wiring: Agen
   const jarOf = (request: FastifyRequest) => new CookieJar(parseCookies(request.headers.cookie));
 
   app.post("/run", carriesRollouts, async (request, reply) => {
-    parseOr422(DataRow, request.body);
+    // The quick check accepts the usual row without zod; anything else gets the schema and its exact 422.
+    if (!surelyDataRow(request.body)) parseOr422(DataRow, request.body);
     // The row as received (validated above): every field, in its order, reaches the environment.
     const row = request.body as Record<string, unknown> & DataRow;
     const result = await routes.run(row, upstreams(jarOf(request), abortOnHangUp(reply.raw), rolloutHeaderOfRow(row)));
@@ -68,7 +70,7 @@ export function buildAgentServer(context: InstanceContext<unknown>, wiring: Agen
   });
 
   app.post("/v1/responses", carriesRollouts, async (request, reply) => {
-    parseOr422(ResponsesCreateParams, request.body);
+    if (!surelyCreateParams(request.body)) parseOr422(ResponsesCreateParams, request.body);
     const jar = jarOf(request);
     const header = request.headers[ROLLOUT_HEADER];
     const response = await routes.respond(request.body as ResponsesCreateParams, upstreams(jar, abortOnHangUp(reply.raw), typeof header === "string" ? header : undefined));

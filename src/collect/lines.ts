@@ -1,6 +1,6 @@
 // Result lines and the pair keys that identify them. Every line Gymkit writes starts with
 // `{"_ng_task_index":T,"_ng_rollout_index":R,` so a scan can find a line's pair without parsing it.
-import { ROLLOUT_FLOATS, stringifyWithFloats } from "../protocol/python_json.js";
+import { ROLLOUT_FLOATS, writeFields } from "../protocol/python_json.js";
 
 /** Rollout indices stay below 2^21 (two million repeats of one task); tasks below 2^32. */
 const ROLLOUT_BITS = 2 ** 21;
@@ -18,11 +18,12 @@ export function checkPair(task: number, rollout: number): void {
   if (!Number.isInteger(rollout) || rollout < 0 || rollout >= ROLLOUT_BITS) throw new Error(`_ng_rollout_index out of range: ${rollout}`);
 }
 
+const PAIR_KEYS: ReadonlySet<string> = new Set(["_ng_task_index", "_ng_rollout_index"]);
+
 /** Serialises a row with its pair first (the scan fast path relies on it). */
 export function resultLine(task: number, rollout: number, row: Record<string, unknown>): string {
-  const { _ng_task_index: _t, _ng_rollout_index: _r, ...rest } = row;
-  const body = stringifyWithFloats(rest, ROLLOUT_FLOATS);
-  return `{"_ng_task_index":${task},"_ng_rollout_index":${rollout}${body.length > 2 ? `,${body.slice(1)}` : "}"}\n`;
+  const body = writeFields(row, ROLLOUT_FLOATS, PAIR_KEYS);
+  return `{"_ng_task_index":${task},"_ng_rollout_index":${rollout}${body === "" ? "" : `,${body}`}}\n`;
 }
 
 const PREFIX = /^\{"_ng_task_index":(\d+),"_ng_rollout_index":(\d+)[,}]/;

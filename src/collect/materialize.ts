@@ -3,6 +3,7 @@
 // expand repeats consecutively with `_ng_rollout_index` counting per task across all its lines.
 import { createHash } from "node:crypto";
 import { DataRow } from "../protocol/index.js";
+import { surelyDataRow } from "../protocol/fast_check.js";
 import { JsonlError, type JsonlLine } from "./jsonl.js";
 
 export interface MaterializeOptions {
@@ -64,8 +65,9 @@ export class Materializer {
    */
   start(line: JsonlLine): StartedLine {
     const { file } = this.options;
-    const parsed = DataRow.safeParse(line.value);
-    if (!parsed.success) {
+    // The quick check accepts the usual row without zod; anything else gets the schema and its message.
+    const parsed = surelyDataRow(line.value) ? undefined : DataRow.safeParse(line.value);
+    if (parsed && !parsed.success) {
       const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "(row)"}: ${i.message}`).join("; ");
       const unroutable = parsed.error.issues.some((i) => i.path[0] === "agent_ref");
       throw new (unroutable ? RowRoutingError : JsonlError)(file, line.line, `invalid row: ${problems}`);

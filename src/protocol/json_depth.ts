@@ -11,6 +11,11 @@ export const MAX_JSON_DEPTH = 512;
  * undefined when the text never nests deeper than `max`. Linear in the text, no allocation.
  */
 export function jsonDepthBeyond(text: string, max: number = MAX_JSON_DEPTH): number | undefined {
+  // Every request body and input line passes here. Nesting can only go past `max` with more than
+  // `max` opening brackets in the text (brackets inside strings count too, so this over-counts,
+  // never under-counts): counted with the native indexOf, which skips the text between them far
+  // faster than the character loop below.
+  if (fewerOpeningsThan(text, max + 1)) return undefined;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -26,6 +31,14 @@ export function jsonDepthBeyond(text: string, max: number = MAX_JSON_DEPTH): num
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
   }
   return undefined;
+}
+
+/** Whether `text` holds fewer than `limit` of `[` and `{` together. */
+function fewerOpeningsThan(text: string, limit: number): boolean {
+  let seen = 0;
+  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++seen >= limit) return false;
+  for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) if (++seen >= limit) return false;
+  return true;
 }
 
 /** The message both the servers (400) and the input reader (file:line) give for too-deep JSON. */

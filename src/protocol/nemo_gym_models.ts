@@ -14,9 +14,24 @@ function isObject(value: unknown): value is Json {
 function withDefaults(value: Json, defaults: Json): Json {
   const out: Json = {};
   // A list default is a fresh list per dump, never one shared between outputs.
-  for (const [key, fallback] of Object.entries(defaults)) out[key] = key in value ? value[key] : Array.isArray(fallback) ? [...(fallback as unknown[])] : fallback;
-  for (const [key, v] of Object.entries(value)) if (!(key in defaults)) out[key] = v;
+  for (const key of declaredKeys(defaults)) {
+    const fallback = defaults[key];
+    out[key] = key in value ? value[key] : Array.isArray(fallback) ? [...(fallback as unknown[])] : fallback;
+  }
+  for (const key of Object.keys(value)) if (!(key in defaults)) out[key] = value[key];
   return out;
+}
+
+/** The keys of the defaults tables below, listed once per table (every rollout dumps through them). */
+const keysOfDefaults = new WeakMap<Json, readonly string[]>();
+
+function declaredKeys(defaults: Json): readonly string[] {
+  let keys = keysOfDefaults.get(defaults);
+  if (keys === undefined) {
+    keys = Object.keys(defaults);
+    keysOfDefaults.set(defaults, keys);
+  }
+  return keys;
 }
 
 const CREATE_PARAMS: Json = {

@@ -33,4 +33,10 @@ describe("stringifyWithFloats", () => {
     expect(text).toContain('"_ng_rollout_index":0,"reward":1.0,"input_tokens":5,"accuracy":1,"set_overlap":1.0');
     expect(text).toContain('"agent_metrics":{"mean/reward":1.0}');
   });
+
+  it("leaves out and writes null exactly where JSON.stringify does", () => {
+    const row = { reward: -0, big: 1e20, nan: NaN, gone: undefined, fn: () => 1, when: new Date(0), reward_components: { a: 2 } };
+    expect(stringifyWithFloats(row, ROLLOUT_FLOATS)).toBe('{"reward":0.0,"big":100000000000000000000,"nan":null,"when":"1970-01-01T00:00:00.000Z","reward_components":{"a":2.0}}');
+    expect(stringifyWithFloats({ per_sample_aggregate: { reward: [1, undefined, 0.5] } }, agentMetricsFloats())).toBe('{"per_sample_aggregate":{"reward":[1.0,null,0.5]}}');
+  });
 });

@@ -11,9 +11,9 @@
  */
 export type FloatShape = boolean | { readonly [key: string]: FloatShape };
 
-// An integral float is swapped for this marker string before JSON.stringify and turned back into
-// `<digits>.0` after it, so serialisation stays native-speed. The NUL makes a collision with real
-// text need a string that is exactly NUL, "f" and digits.
+// Indented output (metrics files, written once a run): an integral float is swapped for this marker
+// string before JSON.stringify and turned back into `<digits>.0` after it. The NUL makes a collision
+// with real text need a string that is exactly NUL, "f" and digits.
 const MARK = "\u0000f";
 const MARKED = /"\\u0000f(-?\d+)"/g;
 
@@ -22,11 +22,14 @@ function below(shape: FloatShape, key: string): FloatShape {
   return shape[key] ?? shape["*"] ?? false;
 }
 
+/** An integral number small enough to print as digits, written as Python prints a float. */
+function isIntegralFloat(value: number): boolean {
+  return Number.isInteger(value) && Math.abs(value) < 1e16;
+}
+
 function mark(value: unknown, shape: FloatShape): unknown {
   if (shape === false) return value;
-  if (typeof value === "number") {
-    return shape === true && Number.isInteger(value) && Math.abs(value) < 1e16 ? `${MARK}${value}` : value;
-  }
+  if (typeof value === "number") return shape === true && isIntegralFloat(value) ? `${MARK}${value}` : value;
   if (shape === true || value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
     const inner = below(shape, "[]");
@@ -43,8 +46,65 @@ function mark(value: unknown, shape: FloatShape): unknown {
   return copy ?? value;
 }
 
+// Compact output (every rollout line and `/verify` reply) in one pass: the shape is walked while
+// writing, and whatever it does not reach is handed to JSON.stringify whole. The result is byte for
+// byte what JSON.stringify gives with the marked floats turned into `<digits>.0`.
+
+/** Object keys as JSON text: the same few keys recur on every line. */
+const quotedKeys = new Map<string, string>();
+
+function quoted(key: string): string {
+  let text = quotedKeys.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (quotedKeys.size < 4096) quotedKeys.set(key, text);
+  }
+  return text;
+}
+
+/** JSON text of `value` under `shape`, or undefined where JSON.stringify would leave the value out. */
+function write(value: unknown, shape: FloatShape): string | undefined {
+  switch (typeof value) {
+    case "number":
+      if (shape === true && isIntegralFloat(value)) return `${value}.0`;
+      return Number.isFinite(value) ? `${value}` : "null";
+    case "boolean":
+      return value ? "true" : "false";
+    case "object":
+      break;
+    default:
+      return JSON.stringify(value);
+  }
+  if (value === null) return "null";
+  if (typeof shape === "boolean" || typeof (value as { toJSON?: unknown }).toJSON === "function") return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    const inner = below(shape, "[]");
+    if (inner === false) return JSON.stringify(value);
+    let text = "[";
+    for (let i = 0; i < value.length; i++) text += `${i > 0 ? "," : ""}${write(value[i], inner) ?? "null"}`;
+    return `${text}]`;
+  }
+  return `{${writeFields(value as Record<string, unknown>, shape)}}`;
+}
+
+/**
+ * The members of object `value` under `shape` as JSON text without the braces (`"a":1.0,"b":[]`),
+ * skipping the keys in `omit`: for callers that put their own members around them.
+ */
+export function writeFields(value: Record<string, unknown>, shape: FloatShape, omit?: ReadonlySet<string>): string {
+  let text = "";
+  for (const key of Object.keys(value)) {
+    if (omit?.has(key)) continue;
+    const member = write(value[key], below(shape, key));
+    if (member === undefined) continue;
+    text += text === "" ? `${quoted(key)}:${member}` : `,${quoted(key)}:${member}`;
+  }
+  return text;
+}
+
 /** JSON.stringify, with the integral numbers `shape` calls floats written as `1.0`. Never mutates `value`. */
 export function stringifyWithFloats(value: unknown, shape: FloatShape, indent?: number): string {
+  if (!indent) return write(value, shape) as string;
   const text = JSON.stringify(mark(value, shape), null, indent);
   return text.includes("\\u0000f") ? text.replace(MARKED, "$1.0") : text;
 }
