@@ -18,21 +18,24 @@ const means = (a: EnvAudit) => {
   return Object.fromEntries(a.cells.map((c) => [c.probe, [c.meanReward, c.verdict]]));
 };
 
-// [environment, probes the default rewards within its floor]
-const CASES: Array<[string, string[]]> = [
-  ["gpqa_diamond", ["guess.all_boxes", "wrong.negation"]],
-  ["bunsenbench_chemistry_mcq", ["guess.all_boxes"]],
-  ["spartqa", ["guess.all_boxes", "wrong.negation"]],
+// [environment, the probes the default rewards within its floor, with their mean reward over the first two rows]
+const CASES: Array<[string, Record<string, number>]> = [
+  ["gpqa_diamond", { "guess.all_boxes": 1, "wrong.negation": 1 }],
+  ["bunsenbench_chemistry_mcq", { "guess.all_boxes": 1 }],
+  ["spartqa", { "guess.all_boxes": 1, "wrong.negation": 1 }],
+  // row 0's gold is "yes": its negation "no" (and the probes' last guess) is not rewarded
+  ["hotpotqa_qa", { "wrong.in_comment": 1, "wrong.negation": 0.5, "guess.all_boxes": 0.5 }],
 ];
 
 describe("gym env audit ID ++ID.resources_servers.ID.strict=true", () => {
   for (const [id, weak] of CASES) {
-    it(`${id}: ${weak.join(", ")} rewarded by default (within audit.yaml's floors), 0 under strict`, async () => {
-      const names = ["control.gold", ...weak];
+    const probes = Object.keys(weak);
+    it(`${id}: ${probes.join(", ")} rewarded by default (within audit.yaml's floors), 0 under strict`, async () => {
+      const names = ["control.gold", ...probes];
       const byDefault = means(await run(id, names, []));
-      expect(byDefault).toEqual(Object.fromEntries([["control.gold", [1, "control"]], ...weak.map((w) => [w, [1, "pass"]])]));
+      expect(byDefault).toEqual(Object.fromEntries([["control.gold", [1, "control"]], ...probes.map((w) => [w, [weak[w], "pass"]])]));
       const strict = means(await run(id, names, [`++${id}.resources_servers.${id}.strict=true`]));
-      expect(strict).toEqual(Object.fromEntries([["control.gold", [1, "control"]], ...weak.map((w) => [w, [0, "pass"]])]));
+      expect(strict).toEqual(Object.fromEntries([["control.gold", [1, "control"]], ...probes.map((w) => [w, [0, "pass"]])]));
     });
   }
 });
