@@ -27,7 +27,6 @@ const NOT_GATED: Record<string, string> = {
  */
 const PENDING_FIX: Record<string, string[]> = {
   example_multi_turn_gymnasium: ["guess.all_boxes", "wrong.negation", "wrong.in_comment", "wrong.in_think"],
-  reasoning_gym: ["wrong.negation", "wrong.zero_width", "wrong.in_comment", "wrong.in_think"],
   ugphysics_judge: ["null.echo_prompt"],
 };
 
