@@ -27,7 +27,6 @@ const NOT_GATED: Record<string, string> = {
  */
 const PENDING_FIX: Record<string, string[]> = {
   example_multi_turn_gymnasium: ["guess.all_boxes", "wrong.negation", "wrong.in_comment", "wrong.in_think"],
-  ugphysics_judge: ["null.echo_prompt"],
 };
 
 // The two costly probes (1,000 tool calls; a 1 MB answer) stay out of the gate: test/audit.test.ts
