@@ -26,7 +26,6 @@ const NOT_GATED: Record<string, string> = {
  * gets a fix, a `strict` option plus a floor with its reason, or hints that remove a probe artefact.
  */
 const PENDING_FIX: Record<string, string[]> = {
-  example_multi_turn_gymnasium: ["guess.all_boxes", "wrong.negation", "wrong.in_comment", "wrong.in_think"],
 };
 
 // The two costly probes (1,000 tool calls; a 1 MB answer) stay out of the gate: test/audit.test.ts

@@ -26,6 +26,7 @@ const CASES: Array<[string, Record<string, number>]> = [
   // row 0's gold is "yes": its negation "no" (and the probes' last guess) is not rewarded
   ["hotpotqa_qa", { "wrong.in_comment": 1, "wrong.negation": 0.5, "guess.all_boxes": 0.5 }],
   ["ugphysics_judge", { "null.echo_prompt": 0.5 }], // row 0 only: its given g = 10 is its answer
+  ["example_multi_turn_gymnasium", { "wrong.negation": 1, "wrong.in_think": 1, "guess.integers": 0.5 }], // row 1's gold is 20; row 0's is "Eiffel"
   ["reasoning_gym", { "wrong.negation": 1, "guess.all_boxes": 1, "wrong.zero_width": 0.3 + (0.7 * 1) / 2 }],
 ];
 
