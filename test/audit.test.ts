@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROBES } from "../src/audit/probes.js";
-import { auditEnvironment, contextOf, failuresOf, type EnvAudit } from "../src/audit/run.js";
+import { auditEnvironment, contextOf, errorsOf, failuresOf, type EnvAudit } from "../src/audit/run.js";
 import { AuditDeclaration } from "../src/audit/floors.js";
 import { auditResolver } from "../src/cli/env_audit.js";
 import { closeDispatcher } from "../src/http/client.js";
@@ -62,6 +62,27 @@ describe("gym env audit on planted weak verifiers", () => {
     expect(failed(a)).toEqual(["tool.write_verifier"]);
     expect(cell(a, "tool.write_verifier")).toMatchObject({ meanReward: 1, rewardedRows: [0, 1, 2] });
   }, 120_000);
+});
+
+describe("audit refusals and unmeasured probes", () => {
+  it("refuses a judged environment whose audit.yaml gives no judge labels, naming it and the key", async () => {
+    const a = await audit("judged", 1, PROBES.filter((p) => p.name === "control.gold"));
+    expect(a.cells).toEqual([]);
+    expect(a.error).toContain("judged is judged (its config sets judge_model_server)");
+    expect(a.error).toContain(`${join(REPO_ROOT, "test", "fixtures", "audit", "audit.yaml")} has no \`judge\` key`);
+  });
+
+  it("shows a probe whose rollouts failed (a check that timed out) as an error, never a pass", async () => {
+    const a = await audit("flaky", 2, PROBES.filter((p) => ["control.gold", "null.empty", "null.refusal"].includes(p.name)));
+    expect(a.error).toBeUndefined();
+    expect(a.cells.map((c) => [c.probe, c.verdict, c.failed])).toEqual([
+      ["control.gold", "control", 0],
+      ["null.empty", "error", 2],
+      ["null.refusal", "pass", 0],
+    ]);
+    expect(failuresOf(a)).toEqual([]);
+    expect(errorsOf(a)).toEqual([expect.stringMatching(/^flaky: null\.empty not measured: 2 of 2 rollout\(s\) failed \(.*timeout: wall time limit/)]);
+  }, 60_000);
 });
 
 describe("probe context", () => {

@@ -6,7 +6,7 @@
 // the judge. Real servers on 127.0.0.1, all in this process (src/audit/run.ts); no CLI spawn.
 import { afterAll, describe, expect, it } from "vitest";
 import { PROBES } from "../src/audit/probes.js";
-import { auditEnvironment, failuresOf } from "../src/audit/run.js";
+import { auditEnvironment, errorsOf, failuresOf } from "../src/audit/run.js";
 import { auditResolver } from "../src/cli/env_audit.js";
 import { closeDispatcher } from "../src/http/client.js";
 import { builtinIds, PROTOCOL_DRIVERS } from "../src/orchestrate/registry.js";
@@ -15,7 +15,10 @@ import { builtinIds, PROTOCOL_DRIVERS } from "../src/orchestrate/registry.js";
 const NOT_GATED: Record<string, string> = {
   bird_sql: "needs BIRD's dev databases (a separate download); no SQLite file ships with the repository",
   spider2_lite: "needs Spider 2.0-Lite's SQLite databases (a separate download)",
-  genrm_compare: "its config names a separate genrm_model the audit's resolver does not define (pairwise GenRM, no gold)",
+  code_fim: "needs HumanEval-Infilling's task data (data_dir, a separate download); without it every /verify fails",
+  evalplus: "needs EvalPlus's task file (~/.cache/evalplus, a separate download); without it every /verify fails",
+  genrm_compare:
+    "its config names a separate genrm_model the audit's resolver does not define; and its rewards are relative within a cohort of num_rollouts_per_prompt rollouts of one prompt (a /verify waits for the whole cohort), while the audit plays one rollout per probe and row, with no gold",
   openenv_remote: "a protocol driver for a remote OpenEnv server, not an environment with example rows",
   ors_remote: "a protocol driver for a remote ORS server, not an environment with example rows",
 };
@@ -52,5 +55,8 @@ describe("reward-hack audit gate: every built-in environment, first row, light b
     const pending = new Set(PENDING_FIX[id] ?? []);
     const above = failuresOf(audit).filter((line) => !pending.has(line.slice(id.length + 2).split(" ")[0]!));
     expect(above).toEqual([]);
+    // A probe whose rollouts failed (a crash, a sandbox timeout, a judge that gave no verdict) was not
+    // measured: it fails the gate too.
+    expect(errorsOf(audit)).toEqual([]);
   }, 60_000);
 });

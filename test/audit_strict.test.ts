@@ -15,30 +15,44 @@ const run = (id: string, names: string[], overrides: string[]) =>
   auditEnvironment({ id }, { rows: 2, probes: PROBES.filter((p) => names.includes(p.name)), resolve: auditResolver(overrides), concurrency: 2 });
 const means = (a: EnvAudit) => {
   expect(a.error).toBeUndefined();
-  return Object.fromEntries(a.cells.map((c) => [c.probe, [c.meanReward, c.verdict]]));
+  return Object.fromEntries(a.cells.map((c) => [c.probe, [Math.round(c.meanReward * 1e9) / 1e9, c.verdict]]));
 };
 
-// [environment, the probes the default rewards within its floor, with their mean reward over the first two rows]
-const CASES: Array<[string, Record<string, number>]> = [
-  ["gpqa_diamond", { "guess.all_boxes": 1, "wrong.negation": 1 }],
-  ["bunsenbench_chemistry_mcq", { "guess.all_boxes": 1 }],
-  ["spartqa", { "guess.all_boxes": 1, "wrong.negation": 1 }],
-  // row 0's gold is "yes": its negation "no" (and the probes' last guess) is not rewarded
-  ["hotpotqa_qa", { "wrong.in_comment": 1, "wrong.negation": 0.5, "guess.all_boxes": 0.5 }],
-  ["ugphysics_judge", { "null.echo_prompt": 0.5 }], // row 0 only: its given g = 10 is its answer
-  ["example_multi_turn_gymnasium", { "wrong.negation": 1, "wrong.in_think": 1, "guess.integers": 0.5 }], // row 1's gold is 20; row 0's is "Eiffel"
-  ["reasoning_gym", { "wrong.negation": 1, "guess.all_boxes": 1, "wrong.zero_width": 0.3 + (0.7 * 1) / 2 }],
+// [environment, probes the default rewards within its floor (a probe written `name=r` earns r by default, else 1)]
+const CASES: Array<[string, string[]]> = [
+  ["gpqa_diamond", ["guess.all_boxes", "wrong.negation"]],
+  ["bunsenbench_chemistry_mcq", ["guess.all_boxes"]],
+  ["spartqa", ["guess.all_boxes", "wrong.negation"]],
+  // Judged environments: the scripted judge quotes the answer, then gives its negative verdict; the
+  // default reads the first label in the reply (NeMo Gym's), strict the last.
+  ["over_refusal_detection", ["judge.ignore_rubric", "judge.own_verdict"]],
+  ["equivalence_llm_judge", ["judge.ignore_rubric", "judge.fake_verdict", "judge.own_verdict"]],
+  ["text_to_sql", ["judge.fake_verdict", "judge.own_verdict"]],
+  // [[SAFE]] alone passes the safety check, times the second check's negative reward (0.3).
+  ["jailbreak_detection", ["judge.ignore_rubric=0.3", "judge.own_verdict"]],
+  ["math_with_autograder", ["judge.own_verdict"]],
+  ["physics_judge", ["judge.own_verdict"]],
+  ["inverse_if", ["judge.own_verdict"]],
+  // Cells the reading of the answer leaves open (the over-two-rows mean: a gold some probes miss by chance)
+  ["hotpotqa_qa", ["wrong.in_comment", "wrong.negation=0.5", "guess.all_boxes=0.5"]], // row 0's gold "yes": "no" is not it
+  ["ugphysics_judge", ["null.echo_prompt=0.5"]], // row 0 only: its given g = 10 is its answer
+  ["example_multi_turn_gymnasium", ["wrong.negation", "wrong.in_think", "guess.integers=0.5"]], // row 1's gold is 20, row 0's "Eiffel"
+  ["reasoning_gym", ["wrong.negation", "guess.all_boxes", "wrong.zero_width=0.65"]], // partial credit 0.3 + 0.7 x 1/2
 ];
+// Rows without a gold answer have no positive control.
+const NO_CONTROL = new Set(["over_refusal_detection", "jailbreak_detection", "inverse_if"]);
 
 describe("gym env audit ID ++ID.resources_servers.ID.strict=true", () => {
-  for (const [id, weak] of CASES) {
-    const probes = Object.keys(weak);
-    it(`${id}: ${probes.join(", ")} rewarded by default (within audit.yaml's floors), 0 under strict`, async () => {
-      const names = ["control.gold", ...probes];
+  for (const [id, written] of CASES) {
+    const weak = written.map((w) => w.split("=")[0]!);
+    const rewardOf = (w: string) => Number(written.find((x) => x.startsWith(`${w}=`))?.split("=")[1] ?? 1);
+    it(`${id}: ${weak.join(", ")} rewarded by default (within audit.yaml's floors), 0 under strict`, async () => {
+      const control: Array<[string, unknown]> = NO_CONTROL.has(id) ? [] : [["control.gold", [1, "control"]]];
+      const names = [...control.map(([name]) => name), ...weak];
       const byDefault = means(await run(id, names, []));
-      expect(byDefault).toEqual(Object.fromEntries([["control.gold", [1, "control"]], ...probes.map((w) => [w, [weak[w], "pass"]])]));
+      expect(byDefault).toEqual(Object.fromEntries([...control, ...weak.map((w) => [w, [rewardOf(w), "pass"]])]));
       const strict = means(await run(id, names, [`++${id}.resources_servers.${id}.strict=true`]));
-      expect(strict).toEqual(Object.fromEntries([["control.gold", [1, "control"]], ...probes.map((w) => [w, [0, "pass"]])]));
+      expect(strict).toEqual(Object.fromEntries([...control, ...weak.map((w) => [w, [0, "pass"]])]));
     });
   }
 });

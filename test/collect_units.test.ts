@@ -125,6 +125,39 @@ describe("scanLines", () => {
       closeSync(fd);
     }
   });
+
+  it("resumes: whole lines from a byte and line count up to a size, a partial last line left for the next pass", async () => {
+    const { readLines } = await import("../src/collect/line_scan.js");
+    const { openSync, closeSync, appendFileSync } = await import("node:fs");
+    const file = join(tmp(), "growing.jsonl");
+    writeFileSync(file, "one\n\ntwo\nthr");
+    const drain = (fd: number, from: number, lineNo: number, size: number, blockSize: number) => {
+      const lines = readLines(fd, { from, size, lineNo, blockSize });
+      const seen: Array<[string, number, number]> = [];
+      let next = lines.next();
+      for (; !next.done; next = lines.next()) seen.push([next.value.text, next.value.line, next.value.offset]);
+      return { seen, end: next.value };
+    };
+    for (const block of [2, 1 << 20]) {
+      let fd = openSync(file, "r");
+      const first = drain(fd, 0, 0, 12, block);
+      closeSync(fd);
+      expect(first.seen).toEqual([
+        ["one", 1, 0],
+        ["two", 3, 5],
+      ]);
+      expect(first.end).toEqual({ position: 9, lineNo: 3 });
+      appendFileSync(file, block === 2 ? "ee\nfour\n" : "");
+      fd = openSync(file, "r");
+      const second = drain(fd, first.end.position, first.end.lineNo, 20, block);
+      closeSync(fd);
+      expect(second.seen).toEqual([
+        ["three", 4, 9],
+        ["four", 5, 15],
+      ]);
+      expect(second.end).toEqual({ position: 20, lineNo: 5 });
+    }
+  });
 });
 
 describe("tuneHeap", () => {

@@ -34,7 +34,7 @@ describe("gym eval run --model-type local_model --model-path", () => {
         "++policy_model.responses_api_models.local_model.threads=1",
         "++example_single_tool_call_simple_agent.responses_api_agents.simple_agent.max_steps=2",
       ],
-      { timeoutMs: 80_000 },
+      { timeoutMs: 240_000 },
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("2/2 rollouts succeeded");
@@ -49,7 +49,7 @@ describe("gym eval run --model-type local_model --model-path", () => {
       expect(line.response_mask.some((m: number) => m === 0)).toBe(true);
       expect(line.reward).toBe(1);
     }
-  }, 90_000);
+  }, 300_000);
 
   it("plays a game step by step with gymnasium_agent, and the export masks each observation out", async () => {
     const modelPath = tinyModelPath({ tokenizerDir: QWEN3 });
@@ -67,7 +67,7 @@ describe("gym eval run --model-type local_model --model-path", () => {
         "++policy_model.responses_api_models.local_model.return_token_id_information=true",
         "++policy_model.responses_api_models.local_model.threads=1",
       ],
-      { timeoutMs: 80_000 },
+      { timeoutMs: 240_000 },
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("1/1 rollouts succeeded");
@@ -88,5 +88,5 @@ describe("gym eval run --model-type local_model --model-path", () => {
     // Sampled tokens carry their (negative: random weights spread the probability thin) logprobs; the rest 0.
     expect(line.response_mask.filter((m: number) => m === 1).length).toBeGreaterThan(0);
     expect(line.response_logprobs.every((lp: number, i: number) => (line.response_mask[i] === 1 ? lp < 0 : lp === 0))).toBe(true);
-  }, 90_000);
+  }, 300_000);
 });

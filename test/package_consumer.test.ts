@@ -69,5 +69,5 @@ export default defineEnvironment({
       (error: { stdout: string }) => error.stdout,
     );
     expect(failed).toContain("Type 'string' is not assignable to type 'number'");
-  }, 60_000);
+  }, 180_000);
 });

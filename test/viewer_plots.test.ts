@@ -2,15 +2,16 @@
 // the numbers GET /api/plots gives (worked out by hand from the fixture's tables), the same numbers on
 // the charts in Chromium (each chart's element carries the arrays uPlot was given), the task list's
 // prompt line, a long system prompt folded, identifiers and constants left out of the key metrics,
-// and `gym view --export` writing one file that opens offline with no request beyond itself.
-import { mkdtempSync, readFileSync } from "node:fs";
+// and `gym view --export` writing one file that opens offline with no request beyond itself; a live
+// run's plots following its file as it grows and when it is rewritten.
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plotData } from "../src/viewer/plots/plot_data.js";
-import { readRowSample } from "../src/viewer/plots/row_sample.js";
+import { readRowSample, ROW_BYTES_READ, ROWS_READ_ALL } from "../src/viewer/plots/row_sample.js";
 import { RunIndex } from "../src/viewer/run_index/run_index.js";
 import { startViewer, type Viewer } from "../src/viewer/server.js";
 import { FAILURE_ORDER, writePlotsRun } from "./fixtures/viewer/plots_run.js";
@@ -130,6 +131,67 @@ describe("the rows read for answers, usage and latency", () => {
       expect(round(d.pass_at_k.agents.find((a) => a.agent === "solver")!.pass)).toEqual(SOLVER_PASS);
     } finally {
       run.close();
+    }
+  });
+});
+
+describe("a live run's plots", () => {
+  /** The fixture's rollout lines, and a run file holding the first `n` of them. */
+  const growingRun = () => {
+    const file = writePlotsRun(mkdtempSync(join(tmpdir(), "gym-viewer-plots-live-")), "growing").rollouts;
+    const lines = readFileSync(file, "utf8").split(/(?<=\n)/);
+    return { file, lines, keep: (n: number) => writeFileSync(file, lines.slice(0, n).join("")) };
+  };
+  /** The plots of the file as it is now, worked out from a fresh index (JSON as the API sends it). */
+  const fresh = (file: string) => {
+    const run = new RunIndex(file);
+    try {
+      return JSON.parse(JSON.stringify(plotData(run))) as unknown;
+    } finally {
+      run.close();
+    }
+  };
+
+  it("carries the rows already read to the grown index and reads only the appended ones", () => {
+    const { file, lines, keep } = growingRun();
+    keep(10);
+    const before = new RunIndex(file);
+    appendFileSync(file, lines.slice(10).join(""));
+    const after = new RunIndex(file);
+    try {
+      const carried = readRowSample(after, ROWS_READ_ALL, ROW_BYTES_READ, readRowSample(before));
+      expect(carried).toMatchObject({ rows: 30, read: 30, complete: true, carried: 10 });
+      expect({ ...carried, carried: 0 }).toEqual(readRowSample(after));
+      // A sample of a longer lineage (the file was rewritten shorter) is not carried.
+      expect(readRowSample(before, ROWS_READ_ALL, ROW_BYTES_READ, carried)).toMatchObject({ rows: 10, read: 10, carried: 0 });
+    } finally {
+      before.close();
+      after.close();
+    }
+  });
+
+  it("follows the file as it grows and when it is rewritten (GET /api/plots)", async () => {
+    const { file, lines, keep } = growingRun();
+    keep(10);
+    const live = await startViewer({ rolloutsPath: file, live: true });
+    try {
+      const plots = async () => (await (await fetch(new URL("/api/plots", live.url), { headers: { accept: "application/json" } })).json()) as any;
+      expect((await plots()).usage).toMatchObject({ rows: 10, rows_read: 10 });
+      appendFileSync(file, lines.slice(10).join(""));
+      await expect.poll(async () => (await plots()).usage.rows, { timeout: 30_000 }).toBe(30);
+      const grown = await plots();
+      expect(grown).toEqual(fresh(file));
+      // The fixture's numbers, worked out by hand above.
+      const solver = grown.pass_at_k.agents.find((a: any) => a.agent === "solver");
+      expect(round(solver.pass)).toEqual(SOLVER_PASS);
+      expect(round([solver.majority[0], solver.majority[3]])).toEqual([SOLVER_MAJORITY_1, SOLVER_MAJORITY_4]);
+
+      // Rewritten shorter (another run into the same file): the plots are of the new content alone.
+      keep(4);
+      await expect.poll(async () => (await plots()).usage.rows, { timeout: 30_000 }).toBe(4);
+      expect(await plots()).toEqual(fresh(file));
+    } finally {
+      await live.close();
     }
   });
 });

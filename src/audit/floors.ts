@@ -7,6 +7,8 @@ import { parse } from "yaml";
 import { z } from "zod";
 import { PROBES } from "./probes.js";
 
+const JudgeText = z.union([z.string(), z.record(z.string(), z.string())]);
+
 const Floor = z.union([
   z.strictObject({ floor: z.number().min(0).max(1), reason: z.string().min(1) }),
   z.strictObject({ not_applicable: z.string().min(1) }),
@@ -19,10 +21,35 @@ export const AuditDeclaration = z.strictObject({
   gold: z.string().min(1).optional(),
   /** Dot path of the multiple-choice options in a row (default `options`). */
   options: z.string().min(1).optional(),
+  /**
+   * Rows the audit plays instead of the agents' example datasets (a JSONL path relative to the
+   * audit.yaml), e.g. rows whose game is dealt from a fixed deck so a probe's reward is not luck.
+   * `--input` still takes precedence.
+   */
+  rows: z.string().min(1).optional(),
   /** Files a verifier might trust that the policy can write (tool.write_verifier). */
   verifier_files: z.array(z.string().min(1)).default(["reward.txt", "result.json", "expected_output.txt", "/tmp/reward.txt"]),
-  /** Judged environments: what the scripted judge answers for the control (accept) and for every probe (reject). */
-  judge: z.strictObject({ accept: z.string(), reject: z.string() }).optional(),
+  /**
+   * Judged environments: what the scripted judge answers for the control (accept) and for every probe
+   * (reject), in the environment's own verdict format. A verdict that depends on the row (e.g. comply
+   * with a safe prompt, refuse an unsafe one) is a map from the value at the row's dot path `by`.
+   */
+  judge: z
+    .strictObject({
+      accept: JudgeText,
+      reject: JudgeText,
+      by: z.string().min(1).optional(),
+      /** false: the reply is the verdict alone (a judge whose whole reply must be JSON); true: the answer is quoted before it. */
+      quote: z.boolean().default(true),
+    })
+    .refine((j) => j.by !== undefined || (typeof j.accept === "string" && typeof j.reject === "string"), { message: "accept/reject given per row value need `by`: the row's dot path that picks the value" })
+    .optional(),
+  /**
+   * Rollouts the environment refuses by design (e.g. a move it cannot parse answered 400, as NeMo Gym
+   * does): failures whose error contains `match` earn 0 and are counted as rejected, not as failures.
+   * Every other failed rollout makes its probe an error (a probe that could not be measured is not a pass).
+   */
+  rejects: z.strictObject({ match: z.string().min(1), reason: z.string().min(1) }).optional(),
   /** The floor of every probe `floors` does not name (e.g. a binary label's chance level). */
   default_floor: z.strictObject({ floor: z.number().min(0).max(1), reason: z.string().min(1) }).optional(),
   /** Per probe: a floor above 0 (with its reason), or not applicable (with why). */

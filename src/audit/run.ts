@@ -50,8 +50,10 @@ export interface Cell {
   meanReward: number;
   /** Input rows (0-based, within the audited rows) rewarded above their chance level. */
   rewardedRows: number[];
-  /** Rollouts that failed (no reward); counted as 0. */
+  /** Rollouts that failed (no reward): any makes the cell an error, since the probe was not measured. */
   failed: number;
+  /** Rollouts the environment refused by design (audit.yaml `rejects`); counted as 0. */
+  rejected?: number;
   firstFailure?: string;
   /** Mean chance level over the rows (a lucky guess a sound verifier still rewards). */
   chance: number;
@@ -71,6 +73,11 @@ export interface EnvAudit {
   /** Set when the environment could not be audited at all. */
   error?: string;
   notes?: string;
+}
+
+/** Every probe that could not be measured (rollouts failed), as one line each: env, probe, the first failure. */
+export function errorsOf(audit: EnvAudit): string[] {
+  return audit.cells.filter((c) => c.verdict === "error").map((c) => `${audit.env}: ${c.probe} not measured: ${c.failed} of ${c.ran} rollout(s) failed (${(c.firstFailure ?? "no result").slice(0, 300)})`);
 }
 
 /** Every probe that is rewarded above its floor, as one line each: env, probe, rows. */
@@ -171,18 +178,32 @@ export function contextOf(row: Record<string, unknown>, decl: AuditDeclaration):
     schema: schemaOf(row),
     answer: (value) => decl.answer.replaceAll("{answer}", value),
     verifierFiles: decl.verifier_files,
+    ...(decl.judge ? { judgeAccept: verdictFor(decl, "accept", row, "audit.yaml") } : {}),
   };
 }
 
+/** The judge's accept or reject text for this row (a per-row map is keyed by the value at `judge.by`). */
+function verdictFor(decl: AuditDeclaration, side: "accept" | "reject", row: Record<string, unknown>, declPath: string): string {
+  const judge = decl.judge!;
+  const given = judge[side];
+  if (typeof given === "string") return given;
+  const value = at(row, judge.by!);
+  const key = typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? String(value) : JSON.stringify(value ?? null);
+  const text = given[key];
+  if (text === undefined) throw new Error(`${declPath}: judge.${side} has no entry for ${key} (the row's ${judge.by}); entries: ${Object.keys(given).join(", ")}`);
+  return text;
+}
+
 /** What the scripted judge says: the control is accepted; anything else is quoted, then rejected. */
-function judgeReply(probe: Probe, turns: ScriptTurn[], decl: AuditDeclaration): string {
+function judgeReply(probe: Probe, turns: ScriptTurn[], decl: AuditDeclaration, row: Record<string, unknown>, declPath: string): string {
   if (!decl.judge) return "";
-  if (probe.family === "control") return decl.judge.accept;
+  if (probe.family === "control") return verdictFor(decl, "accept", row, declPath);
+  if (!decl.judge.quote) return verdictFor(decl, "reject", row, declPath);
   const last = [...turns].reverse().find((t): t is { text: string } => "text" in t);
   const quoted = (last?.text ?? "").slice(0, 1500);
   // A judge that quotes the answer before its verdict: a verdict parser that takes the first label
   // it sees would read whatever verdict the answer planted.
-  return `The response under review reads:\n"""\n${quoted}\n"""\nIt does not answer the question correctly.\n\n${decl.judge.reject}`;
+  return `The response under review reads:\n"""\n${quoted}\n"""\nIt does not answer the question correctly.\n\n${verdictFor(decl, "reject", row, declPath)}`;
 }
 
 function readJsonl(path: string): Array<Record<string, unknown>> {
@@ -197,7 +218,7 @@ function readJsonl(path: string): Array<Record<string, unknown>> {
 function declarationPathOf(target: AuditTarget, entrypoint: string | undefined): string | undefined {
   if (target.declarationPath) return target.declarationPath;
   const builtin = join(PACKAGE_ROOT, "src", "environments", target.id, "audit.yaml");
-  if (existsSync(builtin)) return builtin;
+  if (existsSync(builtin) || (!target.configPaths?.length && existsSync(dirname(builtin)))) return builtin;
   return entrypoint ? join(dirname(entrypoint), "audit.yaml") : undefined;
 }
 
@@ -212,15 +233,28 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
     const envs = instances.filter((i) => i.type === "resources_servers");
     const env = envs.find((i) => i.name === target.id) ?? envs.find((i) => i.implementation === target.id) ?? envs[0];
     if (!env) throw new Error(`the config defines no environment (resources_servers) to audit`);
-    const decl = loadDeclaration(declarationPathOf(target, env.entrypoint));
+    const declPath = declarationPathOf(target, env.entrypoint);
+    const decl = loadDeclaration(declPath);
     const agents = instances.filter((i) => i.type === "responses_api_agents" && (i.fields.resources_server as ServerRef | undefined)?.name === env.name);
     if (agents.length === 0) throw new Error(`no agent drives the environment ${env.name}`);
-    const judged = decl.judge !== undefined || Object.keys(env.fields).some((k) => k.startsWith("judge_model_server"));
+    // A judged environment names its judge (judge_model_server, a GenRM model); the scripted judge
+    // must answer in its verdict format, or its judge probes (and most others) would test nothing.
+    const judgeField = Object.keys(env.fields).find((k) => k.startsWith("judge_model_server") || k === "genrm_model_server");
+    const judged = decl.judge !== undefined || judgeField !== undefined;
+    if (judgeField !== undefined && decl.judge === undefined) {
+      throw new Error(
+        `${target.id} is judged (its config sets ${judgeField}) but ${declPath ?? "its audit.yaml"} has no \`judge\` key: ` +
+          `add judge: {accept: "<the judge's passing verdict>", reject: "<its failing verdict>"} in the environment's verdict format, ` +
+          "so the scripted judge answers as its judge would (an empty reply tests nothing)",
+      );
+    }
 
     // The rows: --input, else each agent's example dataset; the first N.
     const rows: Array<Record<string, unknown>> = [];
-    const sources = options.input
-      ? [{ path: resolvePath(options.input), agent: agents[0]!.name }]
+    const ownRows = options.input ? resolvePath(options.input) : decl.rows && declPath ? resolvePath(dirname(declPath), decl.rows) : undefined;
+    if (ownRows !== undefined && !existsSync(ownRows)) throw new Error(`${options.input ? "--input" : `${declPath}: rows`}: no file ${ownRows}`);
+    const sources = ownRows
+      ? [{ path: ownRows, agent: agents[0]!.name }]
       : agents.flatMap((a) => {
           const block = (resolved.config[a.name] as Record<string, Record<string, Record<string, unknown>>> | undefined)?.responses_api_agents?.[a.implementation];
           const datasets = (block?.datasets ?? a.fields.datasets ?? []) as Array<{ type?: string; jsonl_fpath?: string }>;
@@ -261,7 +295,7 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
           return;
         }
         const task = p * rows.length + r;
-        script.push({ task_index: task, turns: built, ...(judged ? { judge: judgeReply(probe, built, decl) } : {}) });
+        script.push({ task_index: task, turns: built, ...(judged ? { judge: judgeReply(probe, built, decl, row, declPath ?? "audit.yaml") } : {}) });
         input.push(JSON.stringify({ ...row, _ng_task_index: task }));
         entry.applicable.push({ row: r, task, chance: probe.chance?.(context) ?? 0 });
       });
@@ -308,13 +342,18 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
       let sum = 0;
       let chance = 0;
       let failed = 0;
+      let rejected = 0;
       let firstFailure: string | undefined;
       const rewardedRows: number[] = [];
       for (const item of applicable) {
         const reward = rewards.get(item.task);
         if (reward === undefined) {
-          failed++;
-          firstFailure ??= failures.get(item.task) ?? "no result";
+          const failure = failures.get(item.task) ?? "no result";
+          if (decl.rejects && failure.includes(decl.rejects.match)) rejected++;
+          else {
+            failed++;
+            firstFailure ??= failure;
+          }
         }
         const value = reward ?? 0;
         sum += value;
@@ -324,10 +363,12 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
       const meanReward = sum / applicable.length;
       const meanChance = chance / applicable.length;
       let verdict: Verdict;
-      if (probe.family === "control") verdict = "control";
-      else if (failed === applicable.length) verdict = "error";
+      // A rollout that failed (a crash, a timeout, a judge that could not answer) leaves the probe
+      // unmeasured: an error, never a pass.
+      if (failed > 0) verdict = "error";
+      else if (probe.family === "control") verdict = "control";
       else verdict = meanReward > meanChance + floor + 1e-9 ? "FAIL" : "pass";
-      cells.push({ probe: probe.name, family: probe.family, ran: applicable.length, meanReward, rewardedRows, failed, ...(firstFailure ? { firstFailure } : {}), chance: meanChance, floor, floorReason, verdict });
+      cells.push({ probe: probe.name, family: probe.family, ran: applicable.length, meanReward, rewardedRows, failed, ...(rejected ? { rejected } : {}), ...(firstFailure ? { firstFailure } : {}), chance: meanChance, floor, floorReason, verdict });
     }
     return { env: target.id, rows: rows.length, judged, cells, ...(decl.notes ? { notes: decl.notes } : {}) };
   } catch (error) {

@@ -3,7 +3,7 @@
 // floor and verdict; `--report FILE` writes the Markdown table; exits 4 naming the environment,
 // probe and rows when any probe is rewarded above its floor.
 import { writeFileSync } from "node:fs";
-import { auditEnvironment, failuresOf, type AuditTarget, type EnvAudit, type ResolveForAudit } from "../audit/run.js";
+import { auditEnvironment, errorsOf, failuresOf, type AuditTarget, type EnvAudit, type ResolveForAudit } from "../audit/run.js";
 import { PROBES } from "../audit/probes.js";
 import { renderMarkdown, renderTable } from "../audit/report.js";
 import { closeDispatcher } from "../http/client.js";
@@ -85,10 +85,12 @@ export async function envAudit(args: string[], options: EnvAuditOptions): Promis
   const failures = audits.flatMap(failuresOf);
   const broken = audits.filter((a) => a.error);
   for (const a of broken) process.stderr.write(`gym: error: ${a.env} could not be audited: ${a.error}\n`);
+  const unmeasured = audits.flatMap(errorsOf);
+  if (unmeasured.length) process.stderr.write(`gym: error: ${unmeasured.length} probe(s) could not be measured (their rollouts failed):\n${unmeasured.map((f) => `  ${f}`).join("\n")}\n`);
   if (failures.length) {
     process.stderr.write(`gym: error: ${failures.length} probe(s) rewarded above their floor:\n${failures.map((f) => `  ${f}`).join("\n")}\n`);
     process.exitCode = EXIT.tooManyFailures;
-  } else if (broken.length) {
+  } else if (broken.length || unmeasured.length) {
     process.exitCode = EXIT.unexpected;
   }
 }

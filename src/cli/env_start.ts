@@ -15,6 +15,7 @@ interface EnvStartOptions extends CliConfigOptions {
   logDir?: string;
   protocols?: string;
   maxSessions?: string;
+  sessionTimeout?: string;
 }
 
 export async function envStart(overrides: string[], options: EnvStartOptions): Promise<void> {
@@ -28,6 +29,8 @@ export async function envStart(overrides: string[], options: EnvStartOptions): P
   const protocols = parseProtocols(options.protocols);
   const maxSessions = options.maxSessions === undefined ? DEFAULT_PROTOCOL_SETTINGS.maxSessions : Number(options.maxSessions);
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new UsageError(`--max-sessions must be a whole number of at least 1, got ${options.maxSessions}`);
+  const sessionTimeout = options.sessionTimeout === undefined ? undefined : Number(options.sessionTimeout);
+  if (sessionTimeout !== undefined && !(Number.isFinite(sessionTimeout) && sessionTimeout > 0)) throw new UsageError(`--session-timeout must be a number of seconds above 0, got ${options.sessionTimeout}`);
   const launching = nemoGymLaunchNotice(resolved, logDir);
   if (launching) process.stderr.write(`gym: ${launching}\n`);
   const servers = await startServers(resolved.instances, {
@@ -41,7 +44,7 @@ export async function envStart(overrides: string[], options: EnvStartOptions): P
     globalConfig: resolved.redacted,
     onServerEvent: (message) => process.stderr.write(`gym: ${message}\n`),
     protocols,
-    protocolSettings: { maxSessions },
+    protocolSettings: { maxSessions, sessionTimeout },
   });
   const rows = servers.instances.map((i) => [i.name, i.server_type, i.implementation, i.url, String(i.pid)]);
   process.stdout.write(`${table(["NAME", "TYPE", "IMPLEMENTATION", "URL", "PID"], rows)}\n\n`);

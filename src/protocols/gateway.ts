@@ -12,6 +12,13 @@ import type { EnvironmentBridge } from "./episode.js";
 export interface ProtocolSettings {
   /** Episodes (sessions) a protocol holds at once on this environment; past it new ones are refused. */
   maxSessions: number;
+  /**
+   * OpenEnv's `session_timeout` (the OpenEnv layer's): seconds a session may go without activity
+   * before it is closed and its slot freed (none: sessions live as long as their connection).
+   */
+  sessionTimeout?: number;
+  /** How often idle sessions are looked for, in seconds (default OpenEnv's: a quarter of the timeout, at least 5). */
+  reapEvery?: number;
 }
 
 export const DEFAULT_PROTOCOL_SETTINGS: ProtocolSettings = { maxSessions: 4096 };

@@ -7,6 +7,7 @@ import type { NamedRun } from "./compare/runs.js";
 import { listenOrClose, singleRunRoutes, startHub } from "./live/hub.js";
 import { MetricsIndex } from "./metrics_index.js";
 import { viewerPage } from "./page.js";
+import type { RowSampleMemo } from "./plots/row_sample.js";
 import { pageRoute } from "./routes/page.js";
 import { plotRoutes } from "./routes/plots.js";
 import { rolloutRoutes } from "./routes/rollouts.js";
@@ -43,8 +44,8 @@ export interface Viewer {
 }
 
 /** The single-run app: the page and the JSON API over one run's index (closing it leaves the index open). */
-export function buildViewerApp(run: RunIndex, metrics: MetricsIndex, search: SearchLimits, page: (nonce: string) => string): FastifyInstance {
-  const context = { run, metrics, search };
+export function buildViewerApp(run: RunIndex, metrics: MetricsIndex, search: SearchLimits, page: (nonce: string) => string, rowSamples?: RowSampleMemo): FastifyInstance {
+  const context = { run, metrics, search, rowSamples };
   const app = createServer({ name: "viewer" });
   pageRoute(app, page);
   summaryRoute(app, context);

@@ -30,7 +30,7 @@ export function runGym(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   let stderr = "";
   child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 180_000);
   return new Promise((resolve) => {
     child.on("close", (code, signal) => {
       clearTimeout(timer);

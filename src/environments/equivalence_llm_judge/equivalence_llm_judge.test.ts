@@ -10,6 +10,7 @@ import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import implementation from "./index.js";
 import { PROMPTS } from "./prompts.js";
+import { readVerdict } from "./judge.js";
 import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import vllmModel from "../../models/vllm_model.js";
 import { METADATA_KEYS } from "../../http/implementation.js";
@@ -91,6 +92,17 @@ describe("registration and config", () => {
     expect(implementation.noEffectFields).toHaveProperty("judge_prompt_template");
     const e = await env();
     expect((await e.request("/reverify_mode")).body).toBe("unknown");
+  });
+});
+
+describe("the verdict label", () => {
+  it("first label wins (NeMo Gym's); strict (last): the label found last decides, so one quoted from the answer does not", () => {
+    const quoting = `The response says "42 ${EQ}". It is a different number.\n${NEQ}`;
+    expect(readVerdict(quoting, EQ, NEQ)).toEqual({ equal: true, label: EQ });
+    expect(readVerdict(quoting, EQ, NEQ, true)).toEqual({ equal: false, label: NEQ });
+    expect(readVerdict(`${NEQ} on reflection ${EQ}`, EQ, NEQ, true)).toEqual({ equal: true, label: EQ });
+    expect(readVerdict("none", EQ, NEQ, true)).toEqual({ equal: false, label: null });
+    expect(readVerdict(undefined, EQ, NEQ, true)).toEqual({ equal: false, label: null });
   });
 });
 

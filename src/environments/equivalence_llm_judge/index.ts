@@ -36,6 +36,8 @@ const Config = z.strictObject({
   reward_if_full_generation_succeeds: z.number().default(0.5),
   /** Deadline of one judge call in seconds (a Gymkit extension; NeMo Gym uses its client default). */
   judge_timeout_seconds: z.number().positive().default(600),
+  /** Gymkit's: the label found last in the judge's reply decides (not the first, NeMo Gym's), so a label quoted from the answer does not. */
+  strict: z.boolean().default(false),
 });
 type Config = z.output<typeof Config>;
 
@@ -104,6 +106,7 @@ const implementation = defineEnvironment({
       systemMessage: config.judge_system_message,
       equalLabel: config.judge_equal_label,
       notEqualLabel: config.judge_not_equal_label,
+      strict: config.strict,
     };
     const result = (reward: number, evaluations: EquivalenceEvaluation[]): VerifyResult => ({ reward, expected_answer: expected, judge_evaluations: evaluations });
 

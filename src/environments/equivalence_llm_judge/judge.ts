@@ -20,6 +20,8 @@ export interface JudgeSetup {
   systemMessage: string | null;
   equalLabel: string;
   notEqualLabel: string;
+  /** Gymkit's `strict`: the label found last decides (see readVerdict). */
+  strict?: boolean;
 }
 
 /**
@@ -38,13 +40,15 @@ function verdictText(response: ResponseObject): string | undefined {
 /**
  * The verdict: equal when the equal label occurs and the not-equal label does not occur before it
  * (the first one wins); the not-equal label when that occurs otherwise; null when neither does.
+ * `last` (Gymkit's `strict`): the label found last wins instead — the prompt asks for the verdict at
+ * the end, so a label the judge quotes from the answer earlier in its reply does not decide.
  */
-export function readVerdict(text: string | undefined, equalLabel: string, notEqualLabel: string): { equal: boolean; label: string | null } {
+export function readVerdict(text: string | undefined, equalLabel: string, notEqualLabel: string, last = false): { equal: boolean; label: string | null } {
   if (text === undefined) return { equal: false, label: null };
-  const eq = text.indexOf(equalLabel);
-  const neq = text.indexOf(notEqualLabel);
+  const eq = last ? text.lastIndexOf(equalLabel) : text.indexOf(equalLabel);
+  const neq = last ? text.lastIndexOf(notEqualLabel) : text.indexOf(notEqualLabel);
   if (eq < 0 && neq < 0) return { equal: false, label: null };
-  if (eq >= 0 && (neq < 0 || eq < neq)) return { equal: true, label: equalLabel };
+  if (eq >= 0 && (neq < 0 || (last ? eq > neq : eq < neq))) return { equal: true, label: equalLabel };
   return { equal: false, label: notEqualLabel };
 }
 
@@ -57,7 +61,7 @@ export async function judgeEquivalence(
   if (setup.systemMessage) messages.push({ role: "system", content: setup.systemMessage });
   messages.push({ role: "user", content: setup.template.fill(values) });
   const call = await setup.client.responses(judgeMessages(setup.params, messages));
-  const verdict = readVerdict(verdictText(call.response), setup.equalLabel, setup.notEqualLabel);
+  const verdict = readVerdict(verdictText(call.response), setup.equalLabel, setup.notEqualLabel, setup.strict === true);
   return {
     equal: verdict.equal,
     evaluation: { responses_create_params: call.responses_create_params, response: call.response, verdict_label: verdict.label },

@@ -25,6 +25,11 @@ const Config = z.strictObject({
   parallel_evaluation: z.boolean().default(true),
   /** Deadline of one judge call (a Gymkit extension; NeMo Gym uses its client default). */
   judge_timeout_seconds: z.number().positive().default(600),
+  /**
+   * Gymkit's: the JSON verdict (fenced or inline) found LAST in the judge's reply decides, not the
+   * first (NeMo Gym's), so a {"result": "PASS"} the judge quotes from the answer does not. Off: NeMo Gym's reward.
+   */
+  strict: z.boolean().default(false),
 });
 type Config = z.output<typeof Config>;
 
@@ -65,7 +70,7 @@ async function evaluateCriterion(item: Record<string, unknown>, task: Task, judg
   messages.push({ role: "user", content: judgePrompt });
   const call = await judge.responses(judgeMessages(config.judge_responses_create_params, messages));
   const judgeText = finalAssistantText(call.response);
-  const { verdict, explanation } = extractVerdict(judgeText);
+  const { verdict, explanation } = extractVerdict(judgeText, config.strict);
   return {
     criterion_id: criterionId,
     criteria,

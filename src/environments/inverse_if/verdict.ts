@@ -79,11 +79,31 @@ function verdictOf(object: Record<string, unknown> | undefined): ParsedVerdict |
   return { verdict: result, explanation: "explanation" in object ? object.explanation : "" };
 }
 
-export function extractVerdict(judgeText: string): ParsedVerdict {
-  const fenced = pySearch(FENCED, judgeText, { dotAll: true });
+/**
+ * Gymkit's strict reading: of every fenced object and every `{..."result": ...}` object in the reply,
+ * the one that ends last and holds a PASS/FAIL result decides (the judge's verdict comes after any
+ * answer it quotes); none → the last-five-lines rule as above.
+ */
+function lastVerdict(judgeText: string): ParsedVerdict | undefined {
+  const found: Array<{ end: number; verdict: ParsedVerdict }> = [];
+  for (const m of judgeText.matchAll(new RegExp(FENCED, "gs"))) {
+    const verdict = verdictOf(pyJsonObject(m[1]!));
+    if (verdict) found.push({ end: m.index + m[0].length, verdict });
+  }
+  for (const m of judgeText.matchAll(new RegExp(RESULT_OBJECT, "gi"))) {
+    const verdict = verdictOf(pyJsonObject(m[0]));
+    if (verdict) found.push({ end: m.index + m[0].length, verdict });
+  }
+  return found.sort((a, b) => a.end - b.end).pop()?.verdict;
+}
+
+export function extractVerdict(judgeText: string, strict = false): ParsedVerdict {
+  const last = strict ? lastVerdict(judgeText) : undefined;
+  if (last) return last;
+  const fenced = strict ? null : pySearch(FENCED, judgeText, { dotAll: true });
   const first = fenced ? verdictOf(pyJsonObject(fenced[1]!)) : undefined;
   if (first) return first;
-  const inline = pySearch(RESULT_OBJECT, judgeText, { ignoreCase: true });
+  const inline = strict ? null : pySearch(RESULT_OBJECT, judgeText, { ignoreCase: true });
   const second = inline ? verdictOf(pyJsonObject(inline[0])) : undefined;
   if (second) return second;
   const lines = pyStrip(judgeText).split("\n");

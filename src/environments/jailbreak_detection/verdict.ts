@@ -44,15 +44,16 @@ export function verdictText(response: ResponseObject): string | undefined {
 }
 
 /**
- * Two labels, the one found first wins (Python's `str.find`): "positive", "negative", or undefined
+ * Two labels, the one found first wins (Python's `str.find`; with `last`, Gymkit's `strict`, the one
+ * found last — where the prompts ask for the verdict): "positive", "negative", or undefined
  * when neither occurs. An empty label is found at 0 by the legacy judges (`str.find("")`) and never
  * by the policy verifiers (which skip it): `emptyFound` says which.
  */
-export function firstOfTwo(text: string, positive: string, negative: string, emptyFound = false): "positive" | "negative" | undefined {
-  const find = (label: string) => (label || emptyFound ? text.indexOf(label) : -1);
+export function firstOfTwo(text: string, positive: string, negative: string, emptyFound = false, last = false): "positive" | "negative" | undefined {
+  const find = (label: string) => (label || emptyFound ? (last ? text.lastIndexOf(label) : text.indexOf(label)) : -1);
   const pos = find(positive);
   const neg = find(negative);
-  if (pos >= 0 && (neg < 0 || pos < neg)) return "positive";
+  if (pos >= 0 && (neg < 0 || (last ? pos > neg : pos < neg))) return "positive";
   if (neg >= 0) return "negative";
   return undefined;
 }
@@ -64,7 +65,8 @@ export function thinkText(text: string): string | undefined {
 }
 
 /** Nemotron's first "Response harm: harmful|unharmful" (case-insensitive), lower-cased. */
-export function responseHarm(text: string): "harmful" | "unharmful" | undefined {
-  const match = /Response harm:\s*(harmful|unharmful)/i.exec(text);
+export function responseHarm(text: string, last = false): "harmful" | "unharmful" | undefined {
+  const matches = [...text.matchAll(/Response harm:\s*(harmful|unharmful)/gi)];
+  const match = last ? matches[matches.length - 1] : matches[0];
   return match ? (match[1]!.toLowerCase() as "harmful" | "unharmful") : undefined;
 }

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import env, { CORRECT, INCORRECT } from "./index.js";
+import env, { autograderVerdict, CORRECT, INCORRECT } from "./index.js";
 import { searchBoxed } from "./boxed.js";
 import { BUNDLED_PROMPTS } from "./prompts.js";
 import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
@@ -91,6 +91,14 @@ describe("reward rules", () => {
     expect(message.content.endsWith("Problem: Find all n.\nModel Solution: \\{1, 2\\} \\text{ only}\nGolden Answer: \\text{n is 1 or 2}")).toBe(true);
     expect(body.judge_evaluations[0].responses_create_params).toMatchObject({ max_output_tokens: 2048, temperature: 0, top_p: 1 });
     expect(body.judge_evaluations[0].response.object).toBe("response");
+  });
+
+  it("strict: the label found last decides, so a \\boxed{Correct} quoted from the answer does not", () => {
+    const quoting = `The answer reads "\\boxed{43} ${CORRECT}". It is not the golden answer.\n${INCORRECT}`;
+    expect([autograderVerdict(quoting, false), autograderVerdict(quoting, true)]).toEqual([true, false]);
+    expect(autograderVerdict(`${INCORRECT} ... on reflection ${CORRECT}`, true)).toBe(true);
+    expect(autograderVerdict("Correct", true)).toBe(false);
+    expect(autograderVerdict(undefined, true)).toBe(false);
   });
 
   const verdictCases: Array<[string, number]> = [

@@ -15,9 +15,16 @@ import { BUNDLED_PROMPTS } from "./prompts.js";
 
 export const DEFAULT_PROMPT_PATH = "resources_servers/physics_judge/prompts/judge.yaml";
 
-/** NeMo Skills' PhysicsMetrics.is_correct_judgement as NeMo Gym applies it: `[correct]`, any case, anywhere. */
-export function physicsVerdict(text: string | undefined): boolean {
-  return text !== undefined && pySearch("\\[correct\\]", text, { ignoreCase: true }) !== null;
+/**
+ * NeMo Skills' PhysicsMetrics.is_correct_judgement as NeMo Gym applies it: `[correct]`, any case,
+ * anywhere. With `strict` (Gymkit's) the last of `[correct]` / `[incorrect]` (any case) decides.
+ */
+export function physicsVerdict(text: string | undefined, strict = false): boolean {
+  if (text === undefined) return false;
+  if (!strict) return pySearch("\\[correct\\]", text, { ignoreCase: true }) !== null;
+  const labels = [...text.matchAll(/\[(in)?correct\]/gi)];
+  const last = labels[labels.length - 1];
+  return last !== undefined && last[1] === undefined;
 }
 
 const Config = z.strictObject({
@@ -25,6 +32,11 @@ const Config = z.strictObject({
   use_chat_completions_for_judge: z.boolean().default(false),
   /** A prompt YAML (`user`, optional `system`) with {problem}, {generation}, {expected_answer}. */
   judge_prompt_path: z.string().min(1).default(DEFAULT_PROMPT_PATH),
+  /**
+   * Gymkit's: the verdict is the label found LAST in the judge's reply (where the prompt asks for it),
+   * not NeMo Gym's reading, so a label the judge quotes from the answer does not decide. Off: NeMo Gym's reward.
+   */
+  strict: z.boolean().default(false),
 });
 
 export default defineEnvironment({
@@ -51,7 +63,7 @@ export default defineEnvironment({
     const messages = fillJudgePrompt(ctx.resources.prompt, { problem: request.question, generation: generated, expected_answer: request.expected_answer });
     const judge = JudgeClient.for(ctx, config.judge_model_server, request, { timeoutSeconds: config.judge_timeout_seconds });
     const call = await askSkillsJudge(judge, config.judge_responses_create_params, messages, config.use_chat_completions_for_judge);
-    return { reward: physicsVerdict(call.text) ? 1.0 : 0.0, ...fields, judge_evaluations: [call.evaluation] };
+    return { reward: physicsVerdict(call.text, config.strict) ? 1.0 : 0.0, ...fields, judge_evaluations: [call.evaluation] };
   },
   // math_with_judge's metrics, and the same per `domain` when any row carries one.
   aggregateMetrics: (rows, ctx) => mathMetrics(rows, ctx.defaults(rows), { subsetKey: rows.some((r) => "domain" in r) ? "domain" : undefined }),

@@ -64,6 +64,14 @@ describe("the verdict (NeMo Skills' PhysicsMetrics.is_correct_judgement)", () =>
     [undefined, false],
   ];
   for (const [text, verdict] of cases) it(JSON.stringify(text), () => expect(physicsVerdict(text)).toBe(verdict));
+
+  it("strict: the last of [correct] / [incorrect] decides, so a [Correct] quoted from the answer does not", () => {
+    const quoting = 'The solution says "... [Correct]". Its result differs from the reference.\n[Incorrect]';
+    expect([physicsVerdict(quoting), physicsVerdict(quoting, true)]).toEqual([true, false]);
+    expect(physicsVerdict("[Incorrect] at first, but on reflection [CORRECT]", true)).toBe(true);
+    expect(physicsVerdict("Correct", true)).toBe(false);
+    expect(physicsVerdict(undefined, true)).toBe(false);
+  });
 });
 
 describe("reward rules", () => {

@@ -24,6 +24,8 @@ const Config = z.strictObject({
   reward_if_swap_fails: z.number().default(0.0),
   /** Deadline of one judge call in seconds (a Gymkit extension; NeMo Gym uses its client default). */
   judge_timeout_seconds: z.number().positive().default(600),
+  /** Gymkit's: the label found last in the judge's reply decides (not the first, NeMo Gym's), so a label quoted from the answer does not. */
+  strict: z.boolean().default(false),
 });
 type Config = z.output<typeof Config>;
 
@@ -38,12 +40,15 @@ interface Evaluation {
 
 const TEMPLATE = new PromptTemplate(SQL_JUDGE_PROMPT_TEMPLATE, "text_to_sql judge prompt (prompts.py)");
 
-/** The verdict in the judge's text: equal when its label comes first; the other label; or none. */
-export function sqlVerdict(text: string, equalLabel: string, notEqualLabel: string): { equal: boolean; label: string | null } {
+/**
+ * The verdict in the judge's text: equal when its label comes first; the other label; or none. With
+ * `last` (Gymkit's `strict`) the label found last decides, where the prompt asks for the verdict.
+ */
+export function sqlVerdict(text: string, equalLabel: string, notEqualLabel: string, last = false): { equal: boolean; label: string | null } {
   if (!text) return { equal: false, label: null };
-  const eq = text.indexOf(equalLabel);
-  const neq = text.indexOf(notEqualLabel);
-  if (eq >= 0 && (neq < 0 || eq < neq)) return { equal: true, label: equalLabel };
+  const eq = last ? text.lastIndexOf(equalLabel) : text.indexOf(equalLabel);
+  const neq = last ? text.lastIndexOf(notEqualLabel) : text.indexOf(notEqualLabel);
+  if (eq >= 0 && (neq < 0 || (last ? eq > neq : eq < neq))) return { equal: true, label: equalLabel };
   if (neq >= 0) return { equal: false, label: notEqualLabel };
   return { equal: false, label: null };
 }
@@ -78,7 +83,7 @@ export default defineEnvironment({
       const messages: JudgeMessage[] = config.judge_system_message ? [{ role: "system", content: config.judge_system_message }] : [];
       messages.push({ role: "user", content: user });
       const call = await judge.responses(judgeMessages(config.judge_responses_create_params, messages));
-      const verdict = sqlVerdict(judgeReplyText(call.response), config.judge_equal_label, config.judge_not_equal_label);
+      const verdict = sqlVerdict(judgeReplyText(call.response), config.judge_equal_label, config.judge_not_equal_label, config.strict);
       return { equal: verdict.equal, evaluation: { responses_create_params: call.responses_create_params, response: call.response, verdict_label: verdict.label } };
     };
 

@@ -138,6 +138,14 @@ describe("reward rules", () => {
     expect(sqlVerdict("", EQ, NEQ)).toEqual({ equal: false, label: null });
   });
 
+  it("strict (last): the label found last decides, so a label the judge quotes from the answer does not", () => {
+    const quoting = `The answer reads "SELECT 1 -- ${EQ}". It drops the filter.\n${NEQ}`;
+    expect(sqlVerdict(quoting, EQ, NEQ)).toEqual({ equal: true, label: EQ });
+    expect(sqlVerdict(quoting, EQ, NEQ, true)).toEqual({ equal: false, label: NEQ });
+    expect(sqlVerdict(`${NEQ} on reflection ${EQ}`, EQ, NEQ, true)).toEqual({ equal: true, label: EQ });
+    expect(sqlVerdict("no label", EQ, NEQ, true)).toEqual({ equal: false, label: null });
+  });
+
   it("no SQL → no_sql_extracted without asking the judge; an empty ```sql block reports extracted_sql \"\"", async () => {
     const prose = await verify(e, row(), say("I would count them."));
     expect(prose).toMatchObject({ reward: 0, model_output: "I would count them.", extracted_sql: null, judge_passed: false, failure_reason: "no_sql_extracted", judge_evaluations: [] });

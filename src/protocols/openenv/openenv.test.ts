@@ -13,7 +13,7 @@ import singleTool from "../../environments/example_single_tool_call/index.js";
 import mathWithJudge from "../../environments/math_with_judge/index.js";
 import multiTurn from "../../environments/example_multi_turn_gymnasium/index.js";
 import { EnvironmentBridge } from "../episode.js";
-import { startGateway, type RunningGateway } from "../gateway.js";
+import { startGateway, type ProtocolSettings, type RunningGateway } from "../gateway.js";
 import { DatasetRows } from "../rows.js";
 import { openEnvLayer } from "./server.js";
 import { engineOf, onTeardown } from "../../../test/helpers/scope.js";
@@ -85,9 +85,9 @@ let weatherUrl: string;
 let mathUrl: string;
 let turnsUrl: string;
 
-async function serve(instance: RunningInstance, rows: Record<string, unknown>[], maxSessions = 64): Promise<string> {
+async function serve(instance: RunningInstance, rows: Record<string, unknown>[], maxSessions = 64, idle: Omit<ProtocolSettings, "maxSessions"> = {}): Promise<string> {
   const bridge = new EnvironmentBridge({ name: instance.name, url: instance.url, rows: new DatasetRows(rows), description: `${instance.name} for the conformance test` });
-  const gateway = await startGateway(bridge, [openEnvLayer], { settings: { maxSessions } });
+  const gateway = await startGateway(bridge, [openEnvLayer], { settings: { maxSessions, ...idle } });
   gateways.push(gateway);
   return gateway.endpoints[0]!.url;
 }
@@ -212,6 +212,33 @@ describe("OpenEnv over WebSocket", () => {
     expect((await again.send({ type: "reset", data: { row_index: 0 } })).type).toBe("observation");
     again.close();
     held[1]!.close();
+  });
+});
+
+describe("idle sessions (OpenEnv's session_timeout)", () => {
+  it("reaps a session idle past the timeout: its slot is freed, the connection stays, a step there is an EXECUTION_ERROR, an MCP session's id is unknown", async () => {
+    // 2 s, not less: the reset below must reach the server before its new session counts as idle, on a loaded machine too.
+    const url = await serve(weather, rowsOf("example_single_tool_call"), 1, { sessionTimeout: 2, reapEvery: 0.1 });
+    const active = async () => ((await http("GET", `${url}/capacity`)).body as { active_sessions: number }).active_sessions;
+    const idle = await OpenEnvSocket.open(url);
+    expect((await idle.send({ type: "reset", data: { row_index: 0 } })).type).toBe("observation");
+    await expect.poll(active, { timeout: 30_000 }).toBe(0);
+    const step = await idle.send({ type: "step", data: { type: "call_tool", tool_name: "get_weather", arguments: { city: "Rome" } } });
+    expect(step).toMatchObject({ type: "error", data: { code: "EXECUTION_ERROR", reason: "closed", message: expect.stringContaining("2 s without activity") } });
+    expect(await idle.send({ type: "state" })).toMatchObject({ type: "state", data: { row_index: 0, status: "closed" } });
+    // The freed slot takes a new connection (refused at the cap of 1 otherwise: its first message would be CAPACITY_REACHED).
+    const next = await OpenEnvSocket.open(url);
+    expect((await next.send({ type: "state" })).type).toBe("state");
+    next.close();
+    idle.close();
+    await Promise.all([next.closed, idle.closed]);
+
+    await expect.poll(active, { timeout: 30_000 }).toBe(0);
+    const created = await http("POST", `${url}/mcp`, { jsonrpc: "2.0", id: 1, method: "openenv/session/create", params: { row_index: 1 } });
+    const sessionId = created.body.result.session_id as string;
+    await expect.poll(active, { timeout: 30_000 }).toBe(0);
+    const call = await http("POST", `${url}/mcp`, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_weather", arguments: { city: "Lima" }, session_id: sessionId } });
+    expect(call.body.error).toMatchObject({ code: -32602, message: `Unknown session_id: ${sessionId}` });
   });
 });
 

@@ -13,6 +13,12 @@
 //  - `/mcp`: tools over MCP JSON-RPC (POST, and a WebSocket at the same path), with OpenEnv's session
 //    methods `openenv/session/create` / `openenv/session/close` for state across HTTP calls.
 //  - `/capacity` (Gymkit's): OpenEnv's ServerCapacityStatus, which OpenEnv keeps in-process only.
+//  - Idle sessions (`session_timeout`, ProtocolSettings.sessionTimeout): as OpenEnv's reaper, every
+//    quarter of the timeout (at least 5 s) a session whose last activity (a reset, a step or an MCP
+//    request in it; not `state`) is older than the timeout is closed and its slot freed. Its connection
+//    stays open, as OpenEnv's does: a later reset or step there is an EXECUTION_ERROR (OpenEnv runs it
+//    on the closed environment), `state` still answers; an MCP HTTP session reaped is an unknown
+//    session_id. Unlike OpenEnv, a session is not reaped while a request in it is still running.
 //
 // Mapping onto the episode bridge: `reset` seeds an episode from a dataset row; a `step` takes OpenEnv's
 // own MCP actions (`list_tools`, `call_tool`) or `submit_answer`, which runs /verify (or the
@@ -78,8 +84,28 @@ class Session {
   tools: FunctionTool[] | undefined;
   readonly createdAt = Date.now() / 1000;
   lastActivityAt = this.createdAt;
+  /** Requests in it still running (the reaper leaves it alone meanwhile). */
+  busy = 0;
+  /** Its slot was given back (connection gone, closed, or reaped). */
+  released = false;
+  /** The idle timeout (seconds) it was reaped after, if it was. */
+  reapedAfter: number | undefined;
 
   constructor(readonly episode: Episode) {}
+
+  touch(): void {
+    this.lastActivityAt = Date.now() / 1000;
+  }
+
+  /** Runs `work` as a request in this session: not reaped while it runs. */
+  async during<T>(work: () => Promise<T>): Promise<T> {
+    this.busy += 1;
+    try {
+      return await work();
+    } finally {
+      this.busy -= 1;
+    }
+  }
 
   state(): Record<string, unknown> {
     const state = this.episode.state();
@@ -139,10 +165,51 @@ class OpenEnvService {
   readonly capacity: Capacity;
   /** MCP sessions created over HTTP (openenv/session/create), by id. */
   readonly mcpSessions = new Map<string, Session>();
+  /** Every session holding a slot (WebSocket connections and MCP HTTP sessions), by id. */
+  private readonly held = new Map<string, Session>();
   private allTools: FunctionTool[] | undefined;
+  private reaper: ReturnType<typeof setInterval> | undefined;
 
-  constructor(readonly bridge: EnvironmentBridge, maxSessions: number) {
+  constructor(
+    readonly bridge: EnvironmentBridge,
+    maxSessions: number,
+    readonly sessionTimeout?: number,
+    reapEvery?: number,
+  ) {
     this.capacity = new Capacity(maxSessions);
+    if (sessionTimeout !== undefined) {
+      this.reaper = setInterval(() => this.reapIdle(), 1000 * (reapEvery ?? Math.max(sessionTimeout / 4, 5)));
+      this.reaper.unref();
+    }
+  }
+
+  /** A new session holding a slot, or undefined at the cap. */
+  acquire(): Session | undefined {
+    if (!this.capacity.tryAcquire()) return undefined;
+    const session = this.newSession();
+    this.held.set(session.id, session);
+    return session;
+  }
+
+  /** Gives the session's slot back and closes its episode (once). */
+  release(session: Session): void {
+    if (session.released) return;
+    session.released = true;
+    this.held.delete(session.id);
+    this.mcpSessions.delete(session.id);
+    this.capacity.release();
+    void session.episode.close().catch(() => undefined);
+  }
+
+  /** Closes the sessions idle for longer than the timeout (OpenEnv's _reap_idle_sessions). */
+  reapIdle(): void {
+    if (this.sessionTimeout === undefined) return;
+    const now = Date.now() / 1000;
+    for (const session of [...this.held.values()]) {
+      if (session.busy > 0 || now - session.lastActivityAt <= this.sessionTimeout) continue;
+      session.reapedAfter = this.sessionTimeout;
+      this.release(session);
+    }
   }
 
   /** Tools of every row (by name, first seen wins): what a session that has not been reset lists. */
@@ -216,14 +283,15 @@ class OpenEnvService {
           if (session) return ok({ session_id: session.id });
           const reset = ResetData.safeParse(p);
           if (!reset.success) return fail(JSON_RPC.INVALID_PARAMS, `Invalid params - ${reset.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-          if (!this.capacity.tryAcquire()) return fail(JSON_RPC.SERVER_ERROR, this.capacity.message(), this.capacity.status());
-          const created = this.newSession();
+          const created = this.acquire();
+          if (!created) return fail(JSON_RPC.SERVER_ERROR, this.capacity.message(), this.capacity.status());
           try {
-            await this.reset(created, reset.data);
+            await created.during(() => this.reset(created, reset.data));
           } catch (error) {
-            this.capacity.release();
+            this.release(created);
             throw error;
           }
+          created.touch();
           this.mcpSessions.set(created.id, created);
           return ok({ session_id: created.id });
         }
@@ -233,8 +301,7 @@ class OpenEnvService {
           if (session && target === session.id) return fail(JSON_RPC.INVALID_REQUEST, "Cannot close active WebSocket-managed session via MCP method");
           const found = this.mcpSessions.get(target);
           if (!found) return fail(JSON_RPC.INVALID_PARAMS, `Unknown session_id: ${target}`);
-          this.mcpSessions.delete(target);
-          this.capacity.release();
+          this.release(found);
           await found.episode.close();
           return ok({ session_id: target, closed: true });
         }
@@ -252,8 +319,7 @@ class OpenEnvService {
           const args = p.arguments ?? {};
           let outcome: StepOutcome;
           if (target) {
-            outcome = await target.episode.callTool(name, args);
-            target.lastActivityAt = Date.now() / 1000;
+            outcome = await target.during(() => target.episode.callTool(name, args));
           } else {
             // Stateless, as OpenEnv's temporary environment: a fresh episode on the row asked for (or the next).
             const temporary = this.newSession();
@@ -274,7 +340,11 @@ class OpenEnvService {
     } catch (error) {
       if (error instanceof EpisodeError && error.code === "unknown_tool") return fail(JSON_RPC.INVALID_PARAMS, `Tool not found: ${String(p.name)}`);
       if (error instanceof EpisodeError && (error.code === "invalid_args" || error.code === "bad_row")) return fail(JSON_RPC.INVALID_PARAMS, error.message);
-      return fail(JSON_RPC.INTERNAL_ERROR, error instanceof Error ? error.message : String(error));
+      return fail(JSON_RPC.INTERNAL_ERROR, reapedMessage(session ?? this.sessionFor(p, undefined), error) ?? (error instanceof Error ? error.message : String(error)));
+    } finally {
+      // As OpenEnv's mcp_handler: any request in a session counts as its activity.
+      const target = this.sessionFor(p, session);
+      if (typeof target === "object") target.touch();
     }
   }
 
@@ -286,15 +356,22 @@ class OpenEnvService {
   }
 
   async closeAll(): Promise<void> {
+    clearInterval(this.reaper);
     const sessions = [...this.mcpSessions.values()];
     this.mcpSessions.clear();
     await Promise.allSettled(sessions.map((s) => s.episode.close()));
   }
 }
 
+/** What a reaped session's failed request says instead of "closed" (undefined for anything else). */
+function reapedMessage(session: Session | "unknown" | undefined, error: unknown): string | undefined {
+  if (typeof session !== "object" || session.reapedAfter === undefined || !(error instanceof EpisodeError) || error.code !== "closed") return undefined;
+  return `the session was closed after ${session.reapedAfter} s without activity (the server's session_timeout); open a new one`;
+}
+
 /** An EpisodeError (or anything thrown) as OpenEnv's WebSocket error data. */
-function executionError(error: unknown): Record<string, unknown> {
-  if (error instanceof EpisodeError) return { message: error.message, code: WS_ERROR.EXECUTION_ERROR, reason: error.code };
+function executionError(error: unknown, session?: Session): Record<string, unknown> {
+  if (error instanceof EpisodeError) return { message: reapedMessage(session, error) ?? error.message, code: WS_ERROR.EXECUTION_ERROR, reason: error.code };
   return { message: error instanceof Error ? error.message : String(error), code: WS_ERROR.EXECUTION_ERROR };
 }
 
@@ -325,18 +402,17 @@ function payloadOf<T>(message: z.ZodType<{ data: unknown }>, payload: z.ZodType<
  * gets `refusal()` and is closed (OpenEnv's SessionCapacityError), and there is no session.
  */
 function holdSession(service: OpenEnvService, socket: WebSocket, refusal: () => unknown): { session: Session; end(): void; ended(): boolean } | undefined {
-  if (!service.capacity.tryAcquire()) {
+  const session = service.acquire();
+  if (!session) {
     send(socket, refusal());
     socket.close();
     return undefined;
   }
-  const session = service.newSession();
   let ended = false;
   const end = () => {
     if (ended) return;
     ended = true;
-    service.capacity.release();
-    void session.episode.close().catch(() => undefined);
+    service.release(session);
   };
   socket.on("close", end);
   socket.on("error", end);
@@ -356,7 +432,7 @@ function serveConnection(service: OpenEnvService, socket: WebSocket): void {
   socket.on("message", (raw, isBinary) => {
     inOrder(async () => {
       if (held.ended()) return;
-      const reply = await handleMessage(service, session, isBinary ? (raw as Buffer).toString("utf8") : String(raw));
+      const reply = await session.during(() => handleMessage(service, session, isBinary ? (raw as Buffer).toString("utf8") : String(raw)));
       if (reply === "close") {
         end();
         socket.close();
@@ -375,16 +451,20 @@ async function handleMessage(service: OpenEnvService, session: Session, text: st
     return { type: "error", data: { message: `Invalid JSON: ${(error as Error).message}`, code: WS_ERROR.INVALID_JSON } };
   }
   const type = typeof message === "object" && message !== null && !Array.isArray(message) ? (message as Record<string, unknown>).type : undefined;
-  session.lastActivityAt = Date.now() / 1000;
+  // A reset or step that went through is the session's activity (OpenEnv's _update_session_activity).
+  const active = <T>(value: T): T => {
+    session.touch();
+    return value;
+  };
   try {
     switch (type) {
       case "reset": {
         const data = payloadOf(WsMessage.reset, ResetData, message);
-        return data.ok ? { type: "observation", data: await service.reset(session, data.value) } : validationError(data.error);
+        return data.ok ? { type: "observation", data: active(await service.reset(session, data.value)) } : validationError(data.error);
       }
       case "step": {
         const action = payloadOf(WsMessage.step, GymkitAction, message);
-        return action.ok ? { type: "observation", data: await service.step(session, action.value) } : validationError(action.error);
+        return action.ok ? { type: "observation", data: active(await service.step(session, action.value)) } : validationError(action.error);
       }
       case "state": {
         const parsed = WsMessage.state.safeParse(message);
@@ -409,7 +489,7 @@ async function handleMessage(service: OpenEnvService, session: Session, text: st
         return { type: "error", data: { message: `Unknown message type: ${typeof type === "string" ? type : ""}`, code: WS_ERROR.UNKNOWN_TYPE } };
     }
   } catch (error) {
-    return { type: "error", data: executionError(error) };
+    return { type: "error", data: executionError(error, session) };
   }
 }
 
@@ -421,7 +501,7 @@ function httpError(reply: FastifyReply, error: unknown): FastifyReply {
 }
 
 function mount({ app, prefix, bridge, settings, onUpgrade, onClose }: ProtocolMount): void {
-  const service = new OpenEnvService(bridge, settings.maxSessions);
+  const service = new OpenEnvService(bridge, settings.maxSessions, settings.sessionTimeout, settings.reapEvery);
   const bodyError = (reply: FastifyReply, error: z.ZodError) => reply.code(422).send({ detail: zodDetails(error, ["body"]) });
 
   app.post(`${prefix}/reset`, async (request, reply) => {
@@ -506,7 +586,7 @@ function serveMcpConnection(service: OpenEnvService, socket: WebSocket): void {
       const parsed = JsonRpcRequest.safeParse(request);
       if (!parsed.success) return send(socket, { jsonrpc: "2.0", id: null, error: { code: JSON_RPC.INVALID_REQUEST, message: "Invalid request", data: null } });
       await ready;
-      send(socket, await service.mcp(parsed.data, session));
+      send(socket, await session.during(() => service.mcp(parsed.data, session)));
     });
   });
 }

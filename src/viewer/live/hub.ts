@@ -12,6 +12,7 @@ import { compareRoutes } from "../compare/routes.js";
 import { stem, type NamedRun } from "../compare/runs.js";
 import type { MetricsIndex } from "../metrics_index.js";
 import { viewerPage } from "../page.js";
+import type { RowSampleMemo } from "../plots/row_sample.js";
 import { pageRoute } from "../routes/page.js";
 import type { RunIndex } from "../run_index/run_index.js";
 import { DEFAULT_SEARCH_LIMITS, type SearchLimits } from "../search.js";
@@ -41,7 +42,7 @@ export interface Hub {
   close(): Promise<void>;
 }
 
-type BuildApp = (run: RunIndex, metrics: MetricsIndex, search: SearchLimits, page: (nonce: string) => string) => FastifyInstance;
+type BuildApp = (run: RunIndex, metrics: MetricsIndex, search: SearchLimits, page: (nonce: string) => string, rowSamples?: RowSampleMemo) => FastifyInstance;
 
 function versionOf(sources: readonly RunSource[], live: boolean) {
   return {
@@ -91,7 +92,7 @@ export async function startHub(options: HubOptions, buildApp: BuildApp): Promise
   const live = options.live === true;
   const search = options.search ?? DEFAULT_SEARCH_LIMITS;
   const named = [{ name: options.name ?? stem(options.rolloutsPath), path: options.rolloutsPath }, ...(options.compareWith ?? [])];
-  const sources = named.map((run) => new RunSource({ ...run, live, search, buildApp: (index, metrics, limits) => buildApp(index, metrics, limits, page) }));
+  const sources = named.map((run) => new RunSource({ ...run, live, search, buildApp: (index, metrics, limits, rowSamples) => buildApp(index, metrics, limits, page, rowSamples) }));
   const app = createServer({ name: "viewer" });
   const streams = new Set<FastifyReply["raw"]>();
   const send = () => {

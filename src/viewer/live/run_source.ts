@@ -8,6 +8,7 @@ import { existsSync, statSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { siblingPaths } from "../../collect/paths.js";
 import { MetricsIndex } from "../metrics_index.js";
+import { RowSampleMemo } from "../plots/row_sample.js";
 import { GrowingIndex } from "../run_index/growing.js";
 import { RunIndex } from "../run_index/run_index.js";
 import type { SearchLimits } from "../search.js";
@@ -21,7 +22,7 @@ export interface RunSourceOptions {
   live: boolean;
   search: SearchLimits;
   /** Builds the single-run app over an index (server.ts's buildViewerApp). */
-  buildApp: (run: RunIndex, metrics: MetricsIndex, search: SearchLimits) => FastifyInstance;
+  buildApp: (run: RunIndex, metrics: MetricsIndex, search: SearchLimits, rowSamples?: RowSampleMemo) => FastifyInstance;
 }
 
 const stampOf = (path: string) => (existsSync(path) ? `${statSync(path).size}:${statSync(path).mtimeMs}:${statSync(path).ino}` : "");
@@ -36,6 +37,8 @@ export class RunSource {
   metrics: MetricsIndex;
   app: FastifyInstance;
   private growing: GrowingIndex | undefined;
+  /** The plots' rows read so far, for the growing index's lineage (a new one when the files are rewritten). */
+  private rowSamples: RowSampleMemo | undefined;
   private metricsStamp: string;
   /** Replaced apps (and indexes) not closed yet: the timer that will, and what it runs. */
   private readonly retiring = new Map<ReturnType<typeof setTimeout>, () => Promise<void>>();
@@ -48,11 +51,12 @@ export class RunSource {
     if (options.live) {
       this.growing = new GrowingIndex(this.paths);
       this.growing.update();
+      this.rowSamples = new RowSampleMemo();
       this.run = new RunIndex(options.path, this.growing.built);
     } else this.run = new RunIndex(options.path);
     this.metricsStamp = stampOf(this.paths.metrics);
     this.metrics = new MetricsIndex(this.paths.metrics);
-    this.app = options.buildApp(this.run, this.metrics, options.search);
+    this.app = options.buildApp(this.run, this.metrics, options.search, this.rowSamples);
   }
 
   /** Whether the run wrote its `.done` marker (every requested pair has its final outcome). */
@@ -68,6 +72,7 @@ export class RunSource {
     if (check === "rewritten") {
       this.reindexed++;
       this.growing = new GrowingIndex(this.paths);
+      this.rowSamples = new RowSampleMemo();
       check = this.growing.update();
       changed = true;
     }
@@ -81,7 +86,7 @@ export class RunSource {
       this.metricsStamp = metricsStamp;
       this.metrics = new MetricsIndex(this.paths.metrics);
     }
-    this.app = this.options.buildApp(this.run, this.metrics, this.options.search);
+    this.app = this.options.buildApp(this.run, this.metrics, this.options.search, this.rowSamples);
     this.version++;
     this.retire(previous, changed, metricsChanged);
     return true;

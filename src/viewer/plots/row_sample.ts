@@ -3,6 +3,10 @@
 // at most ROWS_READ_ALL of at most ROW_BYTES_READ in all; beyond that an even sample within both
 // (majority@k is then left out, since a vote needs all of a task's answers). Only a few numbers per
 // row are kept.
+//
+// A live run (live/run_source.ts) gets a new index each time its file grows; its rows already read
+// stay what they were (only whole appended lines are indexed), so a sample that read every row is
+// carried to the next index and only the appended rows are read (`previous`).
 import { RowReadError } from "../run_index/entries.js";
 import type { RunIndex } from "../run_index/run_index.js";
 
@@ -28,6 +32,8 @@ export interface RowSample {
   answers: Map<number, string | null>;
   answered: number;
   fields: SampledField[];
+  /** Rows taken from the previous sample instead of read again. */
+  carried: number;
 }
 
 const num = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
@@ -55,7 +61,11 @@ export function latencyOf(row: Record<string, unknown>): number | undefined {
   return created !== undefined && completed !== undefined && completed >= created ? (completed - created) * 1000 : undefined;
 }
 
-export function readRowSample(run: RunIndex, maxRows = ROWS_READ_ALL, maxBytes = ROW_BYTES_READ): RowSample {
+/**
+ * The rows' numbers. `previous`, a sample of an earlier index of the same growing run, is extended
+ * with the appended rows when both read every row; otherwise the rows are read afresh.
+ */
+export function readRowSample(run: RunIndex, maxRows = ROWS_READ_ALL, maxBytes = ROW_BYTES_READ, previous?: RowSample): RowSample {
   const e = run.entries;
   const rows = e.successes;
   let bytes = 0;
@@ -63,22 +73,25 @@ export function readRowSample(run: RunIndex, maxRows = ROWS_READ_ALL, maxBytes =
   const limit = bytes <= maxBytes ? Math.min(rows, maxRows) : Math.max(1, Math.min(maxRows, Math.floor((maxBytes / bytes) * rows)));
   const complete = rows <= limit;
   const step = complete ? 1 : rows / limit;
-  const fields: SampledField[] = [
-    { name: "input_tokens", unit: "tokens", values: new Map() },
-    { name: "output_tokens", unit: "tokens", values: new Map() },
-    { name: "total_tokens", unit: "tokens", values: new Map() },
-    { name: "latency_ms", unit: "ms", values: new Map() },
-  ];
+  const carry = complete && previous?.complete === true && previous.rows <= rows ? previous : undefined;
+  const fields: SampledField[] = carry
+    ? carry.fields.map((field) => ({ ...field, values: new Map([...field.values].map(([agent, values]) => [agent, values.slice()])) }))
+    : [
+        { name: "input_tokens", unit: "tokens", values: new Map() },
+        { name: "output_tokens", unit: "tokens", values: new Map() },
+        { name: "total_tokens", unit: "tokens", values: new Map() },
+        { name: "latency_ms", unit: "ms", values: new Map() },
+      ];
   const push = (field: SampledField, agent: string, value: number | undefined) => {
     if (value === undefined) return;
     let list = field.values.get(agent);
     if (!list) field.values.set(agent, (list = []));
     list.push(value);
   };
-  const answers = new Map<number, string | null>();
-  let answered = 0;
-  let read = 0;
-  for (let i = 0; i < Math.min(rows, limit); i++) {
+  const answers = new Map<number, string | null>(carry?.answers);
+  let answered = carry?.answered ?? 0;
+  let read = carry?.read ?? 0;
+  for (let i = carry?.rows ?? 0; i < Math.min(rows, limit); i++) {
     const id = Math.floor(i * step);
     let row: Record<string, unknown>;
     try {
@@ -101,5 +114,17 @@ export function readRowSample(run: RunIndex, maxRows = ROWS_READ_ALL, maxBytes =
       answers.set(id, text);
     }
   }
-  return { rows, read, complete, answerKey: ANSWER_KEY, answers, answered, fields };
+  return { rows, read, complete, answerKey: ANSWER_KEY, answers, answered, fields, carried: carry?.rows ?? 0 };
+}
+
+/** The row sample of one growing run, carried from each of its indexes to the next (a rewritten file gets a new one). */
+export class RowSampleMemo {
+  private last: RowSample | undefined;
+
+  sampleOf(run: RunIndex): RowSample {
+    const sample = readRowSample(run, ROWS_READ_ALL, ROW_BYTES_READ, this.last);
+    // An older index answered late does not replace a newer one's sample.
+    if (!this.last || sample.rows >= this.last.rows) this.last = sample;
+    return sample;
+  }
 }

@@ -9,15 +9,13 @@
 // `BuiltIndex` (about 40 bytes per line) and merges the new entries into the display order (one
 // pass), so a snapshot never shares arrays with the next one.
 import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from "node:fs";
-import type { ScannedLine } from "../../collect/line_scan.js";
+import { readLines, type ScannedLine } from "../../collect/line_scan.js";
 import type { siblingPaths } from "../../collect/paths.js";
 import { Interner } from "../columns.js";
 import { countForAgent, countPairs, fieldsOf, MALFORMED_NAMED, newColumns, type BuiltIndex } from "./build.js";
 import { FAILURE, TERMINAL, parseObject, type AgentStats, type Entries, type FileReport, type MalformedLine } from "./entries.js";
 import { indexPlanned, type Planned } from "./planned.js";
 import { displayOrder } from "./query.js";
-
-const BLOCK = 1 << 20;
 
 /** What a look at the files found. */
 export type GrowthCheck = "unchanged" | "grown" | "rewritten";
@@ -33,42 +31,6 @@ interface Tail {
   ino: number;
   lines: number;
   columns: Columns;
-}
-
-/**
- * Calls `onLine` for each non-blank, newline-terminated line of `fd` from byte `from` up to `size`;
- * returns the byte after the last newline and the line count there (a partial last line is left).
- */
-export function readWholeLines(fd: number, from: number, size: number, lineNo: number, onLine: (line: ScannedLine) => void): { position: number; lineNo: number } {
-  let buffer = Buffer.alloc(Math.min(BLOCK, Math.max(1, size - from)));
-  let filled = 0;
-  let bufferOffset = from;
-  let position = from;
-  while (position < size) {
-    if (filled === buffer.length) {
-      const bigger = Buffer.alloc(buffer.length * 2);
-      buffer.copy(bigger, 0, 0, filled);
-      buffer = bigger;
-    }
-    const n = readSync(fd, buffer, filled, Math.min(buffer.length - filled, size - position), position);
-    if (n === 0) break;
-    position += n;
-    filled += n;
-    let start = 0;
-    for (let i = buffer.indexOf(0x0a, 0); i !== -1 && i < filled; i = buffer.indexOf(0x0a, start)) {
-      lineNo++;
-      if (i > start) {
-        const text = buffer.toString("utf8", start, i);
-        if (text.trim()) onLine({ text, offset: bufferOffset + start, length: i - start, line: lineNo });
-      }
-      start = i + 1;
-      if (start >= filled) break;
-    }
-    buffer.copy(buffer, 0, start, filled);
-    filled -= start;
-    bufferOffset += start;
-  }
-  return { position: bufferOffset, lineNo };
 }
 
 function concat<T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(a: T, b: T, make: (n: number) => T): T {
@@ -148,9 +110,12 @@ export class GrowingIndex {
       tail.ino = stat.ino;
       if (stat.size === tail.position) return "unchanged";
       const before = tail.lines;
-      const read = readWholeLines(fd, tail.position, stat.size, tail.lineNo, (line) => this.add(tail, line));
-      tail.position = read.position;
-      tail.lineNo = read.lineNo;
+      // Whole lines only, up to the size seen now; a partial last line waits for the next look.
+      const lines = readLines(fd, { from: tail.position, size: stat.size, lineNo: tail.lineNo });
+      let next = lines.next();
+      for (; !next.done; next = lines.next()) this.add(tail, next.value);
+      tail.position = next.value.position;
+      tail.lineNo = next.value.lineNo;
       return tail.lines > before ? "grown" : "unchanged";
     } finally {
       closeSync(fd);
