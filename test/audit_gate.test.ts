@@ -28,12 +28,7 @@ const NOT_GATED: Record<string, string> = {
  * catches every other cell, and listed as FAIL in docs/audit.md. Remove an entry when its environment
  * gets a fix, a `strict` option plus a floor with its reason, or hints that remove a probe artefact.
  */
-const PENDING_FIX: Record<string, string[]> = {
-  example_multi_turn_gymnasium: ["guess.all_boxes", "wrong.negation", "wrong.in_comment", "wrong.in_think"],
-  reasoning_gym: ["wrong.negation", "wrong.zero_width", "wrong.in_comment", "wrong.in_think"],
-  hotpotqa_qa: ["guess.all_boxes", "wrong.negation", "wrong.in_comment", "wrong.in_think"],
-  ugphysics_judge: ["null.echo_prompt"],
-};
+const PENDING_FIX: Record<string, string[]> = {};
 
 // The two costly probes (1,000 tool calls; a 1 MB answer) stay out of the gate: test/audit.test.ts
 // plays them through a sound verifier, and docs/audit.md runs them on every environment.

@@ -15,7 +15,7 @@ const run = (id: string, names: string[], overrides: string[]) =>
   auditEnvironment({ id }, { rows: 2, probes: PROBES.filter((p) => names.includes(p.name)), resolve: auditResolver(overrides), concurrency: 2 });
 const means = (a: EnvAudit) => {
   expect(a.error).toBeUndefined();
-  return Object.fromEntries(a.cells.map((c) => [c.probe, [c.meanReward, c.verdict]]));
+  return Object.fromEntries(a.cells.map((c) => [c.probe, [Math.round(c.meanReward * 1e9) / 1e9, c.verdict]]));
 };
 
 // [environment, probes the default rewards within its floor (a probe written `name=r` earns r by default, else 1)]
@@ -33,6 +33,11 @@ const CASES: Array<[string, string[]]> = [
   ["math_with_autograder", ["judge.own_verdict"]],
   ["physics_judge", ["judge.own_verdict"]],
   ["inverse_if", ["judge.own_verdict"]],
+  // Cells the reading of the answer leaves open (the over-two-rows mean: a gold some probes miss by chance)
+  ["hotpotqa_qa", ["wrong.in_comment", "wrong.negation=0.5", "guess.all_boxes=0.5"]], // row 0's gold "yes": "no" is not it
+  ["ugphysics_judge", ["null.echo_prompt=0.5"]], // row 0 only: its given g = 10 is its answer
+  ["example_multi_turn_gymnasium", ["wrong.negation", "wrong.in_think", "guess.integers=0.5"]], // row 1's gold is 20, row 0's "Eiffel"
+  ["reasoning_gym", ["wrong.negation", "guess.all_boxes", "wrong.zero_width=0.65"]], // partial credit 0.3 + 0.7 x 1/2
 ];
 // Rows without a gold answer have no positive control.
 const NO_CONTROL = new Set(["over_refusal_detection", "jailbreak_detection", "inverse_if"]);

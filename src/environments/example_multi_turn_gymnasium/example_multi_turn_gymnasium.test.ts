@@ -12,7 +12,7 @@ import { closeDispatcher } from "../../http/client.js";
 import { runGym } from "../../../test/helpers/cli.js";
 import { nemoGymCheckout, recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
 import { engineOf } from "../../../test/helpers/scope.js";
-import environment from "./index.js";
+import environment, { strictlyAnswers } from "./index.js";
 
 const ROW = { responses_create_params: { input: [{ role: "user", content: "What is 15 multiplied by 8?" }] }, follow_ups: ["Now divide that result by 6."], expected_answer: "20" };
 
@@ -52,6 +52,52 @@ describe("the Gymnasium-style routes", () => {
     expect(JSON.stringify(verify.body)).toContain("scored step by step on /step, not by /verify; run it with gymnasium_agent");
     expect((await env.request("/step", ROW)).status).toBe(422);
     expect((await env.request("/reset", { follow_ups: [] })).status).toBe(422);
+  });
+});
+
+describe("strict: true (Gymkit's own; closes the audit's containment cells)", () => {
+  // [final reply, expected answer, reward by default (NeMo Gym's containment), reward under strict]
+  const cases: Array<[string, string, number, number]> = [
+    ["0, 1, 2, 3, 20, 21, 99, 100", "20", 1, 0], // guess.integers: the last number is 100
+    ["\\boxed{21}\n\\boxed{20}\n\\boxed{-20}", "20", 1, 0], // guess.all_boxes: the last number is -20
+    ["\\boxed{-20}", "20", 1, 0], // wrong.negation
+    ["<think>\\boxed{20}</think>\n\\boxed{21}", "20", 1, 0], // wrong.in_think
+    ["<!-- \\boxed{Eiffel} -->\n```\n\\boxed{Eiffel}\n```\n\\boxed{Eiffem}", "Eiffel", 1, 0], // wrong.in_comment
+    ["\\boxed{Eiffem}\n\\boxed{Eiffel}\n\\boxed{not Eiffel}", "Eiffel", 1, 0], // the last occurrence is negated
+    ["It is not the **Eiffel** Tower", "Eiffel", 1, 0],
+    ["The Eiffelstein Tower", "Eiffel", 1, 0], // not a whole word
+    ["120 ÷ 6 = **20**\n\n✅ Final answer: **20**", "20", 1, 1],
+    ["One molecule of water (H₂O) contains **2 hydrogen atoms**.", "2", 1, 1],
+    ["One famous landmark in Paris is the Eiffel Tower. Built in 1889, it is one of the most iconic symbols of France.", "Eiffel", 1, 1],
+    ["It is 21.", "20", 0, 0],
+  ];
+  for (const [reply, expected, byDefault, strict] of cases) {
+    it(`${JSON.stringify(reply).slice(0, 60)} vs ${JSON.stringify(expected)} → ${byDefault} by default, ${strict} under strict`, () => {
+      expect(reply.toLowerCase().includes(expected.toLowerCase()) ? 1 : 0).toBe(byDefault);
+      expect(byDefault === 1 && strictlyAnswers(reply, expected) ? 1 : 0).toBe(strict);
+    });
+  }
+  it("over HTTP the episode's end applies it; NeMo Gym's five recorded final replies keep their reward 1", async () => {
+    const strictEnv = await startInstance(environment, { name: "multi_turn_strict", config: { strict: true } });
+    try {
+      // The recordings keep no row fields: each is matched to its example row by its task index.
+      const examples = readJsonlFile(new URL("./data/example.jsonl", import.meta.url));
+      const finals: Array<[string, string]> = recordedRollouts("example_multi_turn_gymnasium").map((r) => {
+        const replies = (r.response.output as Array<Record<string, any>>).filter((o) => o.type === "message" && o.role === "assistant");
+        return [replies.at(-1)!.content.map((c: { text?: string }) => c.text ?? "").join(""), examples[r._ng_task_index as number]!.expected_answer as string];
+      });
+      expect(finals.map(([reply, expected]) => strictlyAnswers(reply, expected))).toEqual([true, true, true, true, true]);
+      const rewards = [];
+      for (const reply of ["That gives **20**.", "Between 0 and 100: 0, 1, 20, 100"]) {
+        const row = { ...ROW, follow_ups: [] };
+        const jar = new CookieJar();
+        await strictEnv.request("/reset", row, jar);
+        rewards.push((await strictEnv.request("/step", { ...row, response: responseWith([assistantMessage(reply)]) }, jar)).body.reward as number);
+      }
+      expect(rewards).toEqual([1, 0]);
+    } finally {
+      await strictEnv.close();
+    }
   });
 });
 

@@ -2,6 +2,7 @@
 // reward rules over HTTP with must-not-reward traps, NeMo Gym's recorded rollouts re-verified through
 // `gym eval reverify`, its config run unchanged (the engine replaying the recorded answers), and the
 // metrics with their filtered channels.
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import hotpotqa from "./index.js";
 import { parseGeneration } from "./parse.js";
@@ -99,6 +100,43 @@ describe("reward rules (reward = strict alternative-aware match)", () => {
   it("an infinite supporting-fact index fails the request, as NeMo Gym's int() raises OverflowError", async () => {
     const result = await env.request("/verify", { responses_create_params: { input: "q" }, expected_answer: "x", response: responseWith([assistantMessage('{"answer": "x", "supporting_facts": [["a", Infinity]]}')]) });
     expect(result.status).toBe(500);
+  });
+});
+
+describe("strict: true (Gymkit's own; closes the audit's wrong.in_comment, wrong.negation and guess.all_boxes)", () => {
+  let strictEnv: RunningInstance;
+  beforeAll(async () => {
+    strictEnv = await startInstance(hotpotqa, { name: "hotpotqa_strict", config: { strict: true } });
+  });
+  afterAll(() => strictEnv.close());
+  // [response, gold, reward by default (NeMo Gym's), reward under strict]
+  const cases: Array<[string, string, number, number]> = [
+    ['<!-- {"answer": "yes"} -->\n```\n{"answer": "yes"}\n```\n{"answer": "yet"}', "yes", 1, 0], // wrong.in_comment: a fence wins over the last object
+    ['{"answer": "not Chief of Protocol"}', "Chief of Protocol", 1, 0], // wrong.negation: contains the gold
+    ['{"answer": "Chief of Protocom"}\n{"answer": "Chief of Protocol"}\n{"answer": "not Chief of Protocol"}', "Chief of Protocol", 1, 0], // guess.all_boxes
+    ['{"answer": "Ed Wood, Steven Spielberg, Tim Burton"}', "Ed Wood", 1, 0], // a list of guesses
+    ['{"answer": "Chief of Protocol"}', "Chief of Protocol", 1, 1],
+    ['Thinking… {"answer": "the Beatles."}', "The Beatles", 1, 1], // SQuAD normalisation: case, article, punctuation
+    ['{"answer": "5"}', "five", 1, 1], // an accepted form
+    ["Ed Wood", "Ed Wood", 1, 1], // no JSON: the whole text
+    ['{"answer": "no"}', "yes", 0, 0],
+  ];
+  for (const [text, gold, byDefault, strict] of cases) {
+    it(`${JSON.stringify(text).slice(0, 70)} vs ${JSON.stringify(gold)} → ${byDefault} by default, ${strict} under strict`, async () => {
+      expect((await verify(text, gold)).reward).toBe(byDefault);
+      const r = await strictEnv.request("/verify", { responses_create_params: { input: "q" }, expected_answer: gold, response: responseWith([assistantMessage(text)]) });
+      expect(r.status, r.text).toBe(200);
+      expect((r.body as { reward: number }).reward).toBe(strict);
+    });
+  }
+  it("NeMo Gym's five recorded answers keep their rewards under strict (1,1,0,0,0)", async () => {
+    const rows = readFileSync(new URL("./data/example_rollouts.jsonl", import.meta.url), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
+    const rewards = [];
+    for (const row of rows) {
+      const r = await strictEnv.request("/verify", { responses_create_params: row.responses_create_params, expected_answer: row.expected_answer, response: row.response });
+      rewards.push((r.body as { reward: number }).reward);
+    }
+    expect(rewards).toEqual([1, 1, 0, 0, 0]);
   });
 });
 

@@ -2,20 +2,26 @@
 // hotpotqa_qa server does (resources_servers/hotpotqa_qa/app.py at commit 07d6b0d). The model ends with
 // a JSON object {"answer": …}; its answer is scored four ways against `expected_answer` (scoring.ts):
 // SQuAD exact match, token F1, and lenient and strict alternative-aware substring matches. The reward
-// is the strict match. Metrics: pass@k / majority@k for the four scores, and the same over the tasks
-// whose ground truth is reliable for substring matching (`filtered_*`), as NeMo-Skills reports them.
+// is the strict match; the config's `strict: true` (Gymkit's own, README) asks for more. Metrics: pass@k /
+// majority@k for the four scores, and the same over the tasks whose ground truth is reliable for
+// substring matching (`filtered_*`), as NeMo-Skills reports them.
 import { z } from "zod";
 import type { AggregateResult } from "../../metrics/aggregate.js";
 import { passAtKMetrics } from "../../metrics/pass_at_k.js";
 import { outputText } from "../../protocol/index.js";
 import { highestKMetrics } from "../../metrics/highest_k.js";
 import { defineEnvironment } from "../../environment_kit/define.js";
-import { parseGeneration } from "./parse.js";
-import { answerExactMatch, answerF1Score, isCorrect, isCorrectStrict, normalizeGt } from "./scoring.js";
+import { parseFinalAnswer, parseGeneration } from "./parse.js";
+import { answerExactMatch, answerF1Score, isCorrect, isCorrectStrict, isExactAlternative, normalizeGt } from "./scoring.js";
 
 const Config = z.strictObject({
   /** Also report `filtered_*` metrics over the tasks whose ground truth is not flagged unreliable. */
   report_filtered_metrics: z.boolean().default(true),
+  /**
+   * Gymkit's own (default false = NeMo Gym's reward): the reward reads the last JSON answer by position
+   * (not a fenced block before it) and requires it to equal an accepted form of the gold, not contain one.
+   */
+  strict: z.boolean().default(false),
 });
 type Config = z.infer<typeof Config>;
 
@@ -45,13 +51,15 @@ export default defineEnvironment({
   rowFields: { expected_answer: z.string() },
   verifyEchoes: "all",
   reverifyMode: "stateless",
-  verify: (request) => {
-    const predicted = parseGeneration(outputText(request.response));
+  verify: (request, ctx) => {
+    const generation = outputText(request.response);
+    const predicted = parseGeneration(generation);
     const gold = request.expected_answer;
     const gt = normalizeGt(gold);
     const strict = isCorrectStrict(gt.alternatives, predicted) ? 1.0 : 0.0;
+    const reward = ctx.config.strict ? (isExactAlternative(gt.alternatives, parseFinalAnswer(generation)) ? 1.0 : 0.0) : strict;
     return {
-      reward: strict,
+      reward,
       expected_answer: gold,
       extracted_answer: predicted || null,
       answer_em: answerExactMatch(predicted, gold),

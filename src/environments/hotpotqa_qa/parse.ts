@@ -57,6 +57,21 @@ export function jsonCandidates(text: string): string[] {
   return out;
 }
 
+/**
+ * Gymkit's own (the environment's `strict`): the answer of the last JSON object with an "answer" key by
+ * position in the text, fenced or not, so an earlier block (a code fence, an HTML comment) cannot stand
+ * in for the final answer; without one, the whole stripped generation.
+ */
+export function parseFinalAnswer(generation: string): string {
+  if (!generation) return "";
+  const text = pyStrip(generation);
+  for (const candidate of jsonCandidates(text).reverse()) {
+    const answer = tryParseAnswerJson(candidate);
+    if (answer !== undefined) return answer;
+  }
+  return text;
+}
+
 export function parseGeneration(generation: string): string {
   if (!generation) return "";
   const text = pyStrip(generation);

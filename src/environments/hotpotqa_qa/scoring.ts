@@ -236,3 +236,12 @@ export function isCorrectStrict(alternatives: readonly string[], modelAnswer: st
   }
   return false;
 }
+
+/**
+ * Gymkit's own (the environment's `strict`): the answer, SQuAD-normalised, equals an accepted form of the
+ * ground truth, also normalised; containing one is not enough ("not Chief of Protocol", a list of guesses).
+ */
+export function isExactAlternative(alternatives: readonly string[], modelAnswer: string): boolean {
+  const answer = normalizeAnswer(modelAnswer);
+  return answer !== "" && alternatives.some((alt) => normalizeAnswer(alt) === answer);
+}

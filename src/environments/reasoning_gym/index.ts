@@ -3,12 +3,14 @@
 // <answer>…</answer> of the model's text, else its first \boxed{…}, else the whole text (stripped); the
 // row's `metadata.source_dataset` names the reasoning-gym task whose `score_answer` gives the reward.
 // Task families: the 59 of reasoning-gym 0.1.25 whose scorer is ported (scorers.ts); any other family is
-// refused with a 400 naming it and why, rather than scored by a scorer Gymkit does not have.
+// refused with a 400 naming it and why, rather than scored by a scorer Gymkit does not have. The config's
+// `strict: true` (Gymkit's own, README) closes what the reward-hack audit finds in the default.
 import { z } from "zod";
 import { defineEnvironment } from "../../environment_kit/define.js";
 import { HttpError } from "../../http/errors.js";
 import { outputText } from "../../protocol/index.js";
 import { PY_WS, pyStrip } from "./python_text.js";
+import { scoreKnightsKnavesStrict } from "./knights_knaves.js";
 import { SCORERS, UNSUPPORTED } from "./scorers.js";
 
 export const SUPPORTED_TASKS = Object.keys(SCORERS).sort();
@@ -16,18 +18,27 @@ export const SUPPORTED_TASKS = Object.keys(SCORERS).sort();
 // reasoning_gym.utils.extract_answer: re.finditer(r"<answer>\s?(.*?)\s?</answer>", text, re.DOTALL), the last one, stripped.
 const ANSWER_TAG = new RegExp(`<answer>${PY_WS}?([\\s\\S]*?)${PY_WS}?</answer>`, "g");
 const BOXED = /\\boxed\{([^}]+)\}/;
+const BOXED_ALL = /\\boxed\{([^}]+)\}/g;
 
 /** NeMo Gym's `_extract_answer_from_response` on the joined output_text of the response's messages. */
-export function extractAnswer(text: string): string {
+export function extractAnswer(text: string, strict = false): string {
   const tags = [...text.matchAll(ANSWER_TAG)];
   if (tags.length > 0) return pyStrip(tags[tags.length - 1]![1]!);
-  const boxed = BOXED.exec(text);
+  // Gymkit's `strict`: the last box (the final answer), not the first.
+  const boxed = strict ? [...text.matchAll(BOXED_ALL)].at(-1) : BOXED.exec(text);
   if (boxed) return pyStrip(boxed[1]!);
   return pyStrip(text);
 }
 
 export default defineEnvironment({
   id: "reasoning_gym",
+  configSchema: z.strictObject({
+    /**
+     * Gymkit's own (default false = NeMo Gym's reward): the \\boxed{} fallback reads the last box, and a
+     * knights_knaves answer must consist of the puzzle's names and roles only (README).
+     */
+    strict: z.boolean().default(false),
+  }),
   description: "Over 100 tasks including algebra, arithmetic, computation, cognition, geometry, graph theory, logic, and many common games.",
   rowFields: {
     question: z.string(),
@@ -36,8 +47,9 @@ export default defineEnvironment({
   },
   verifyEchoes: ["question", "answer", "metadata"],
   reverifyMode: "stateless",
-  verify: (request) => {
-    const extracted = extractAnswer(outputText(request.response));
+  verify: (request, ctx) => {
+    const strict = ctx.config.strict;
+    const extracted = extractAnswer(outputText(request.response), strict);
     const task = request.metadata.source_dataset;
     if (typeof task !== "string" || task === "") {
       throw new HttpError(422, `No task name found in metadata: ${JSON.stringify(request.metadata)}`, { detail: [{ type: "value_error", loc: ["body", "metadata", "source_dataset"], msg: "metadata.source_dataset names the reasoning-gym task", input: request.metadata }] });
@@ -48,7 +60,11 @@ export default defineEnvironment({
       const message = `task family "${task}" is not ported to Gymkit: ${why} (ported: ${SUPPORTED_TASKS.join(", ")})`;
       throw new HttpError(400, `reasoning_gym: ${message}; run it on NeMo Gym's Python server`, { detail: message });
     }
-    const score = scorer(extracted, { question: request.question, answer: request.answer, metadata: request.metadata });
+    const names = request.metadata.names;
+    const score =
+      strict && task === "knights_knaves"
+        ? scoreKnightsKnavesStrict(extracted, request.answer, Array.isArray(names) && names.every((n) => typeof n === "string") ? names : undefined)
+        : scorer(extracted, { question: request.question, answer: request.answer, metadata: request.metadata });
     return { reward: score, task_name: task, score, extracted_answer: extracted };
   },
 });

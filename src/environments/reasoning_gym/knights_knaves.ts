@@ -39,3 +39,28 @@ export function scoreKnightsKnaves(answer: string | null, oracle: string | null)
   if (expected.size === given.size && matching > 0) return 0.3 + (0.7 * matching) / expected.size;
   return 0.0;
 }
+
+/**
+ * Gymkit's own (the environment's `strict`): the library's score, but only for an answer made of nothing
+ * except the puzzle's names (`names`, lower-cased), role words and the library's fillers, each name
+ * followed by its role. The library skips any other word (a name it overwrites), so "not Zoey is a fool,
+ * …" or a name with a zero-width character inside scored as the words around it; here such an answer is 0.
+ */
+export function scoreKnightsKnavesStrict(answer: string | null, oracle: string | null, names: readonly string[] | undefined): number {
+  if (typeof answer !== "string" || answer.length === 0 || typeof oracle !== "string") return 0.0;
+  const known = new Set((names ?? [...normalizeAnswer(oracle)].map((pair) => (JSON.parse(pair) as [string, string])[0])).map((n) => n.toLowerCase()));
+  const text = pyStrip(answer.toLowerCase()).replaceAll(".", " ").replaceAll(",", " ").replaceAll(")", " ").replaceAll("(", " ");
+  let pending: string | undefined;
+  for (const part of pySplit(text.replaceAll(" and ", " ")).map(pyStrip)) {
+    if (SKIPPED.has(part) || part === "and") continue;
+    if (VALID_ROLES.has(part)) {
+      if (pending === undefined) return 0.0; // a role with no name before it
+      pending = undefined;
+    } else if (known.has(part) && pending === undefined) {
+      pending = part;
+    } else {
+      return 0.0; // a word that is not one of the puzzle's names, or a name without its role
+    }
+  }
+  return pending === undefined ? scoreKnightsKnaves(answer, oracle) : 0.0;
+}

@@ -17,7 +17,7 @@ import { nemoGymCheckout, recordedRollouts } from "../../../test/helpers/nemo_gy
 import { engineOf } from "../../../test/helpers/scope.js";
 import environment, { extractAnswer } from "./index.js";
 import { createDataset, GENERATED_FAMILIES, nemoGymRow } from "./generators.js";
-import { normalizeAnswer, scoreKnightsKnaves } from "./knights_knaves.js";
+import { normalizeAnswer, scoreKnightsKnaves, scoreKnightsKnavesStrict } from "./knights_knaves.js";
 import { pyJsonDumps } from "./python_json.js";
 import { BASE_SCORER_FAMILIES, SCORERS, UNSUPPORTED, type Entry } from "./scorers.js";
 import { main as createDatasetMain, parseConfigJson } from "./scripts/create_dataset.js";
@@ -50,6 +50,54 @@ describe("answer extraction and knights_knaves's score_answer", () => {
     expect(scoreKnightsKnaves("Zoey is a fool.", oracle)).toBe(0.0);
     expect(scoreKnightsKnaves("", oracle)).toBe(0.0);
     expect(scoreKnightsKnaves("Zoey is a fool", null)).toBe(0.0);
+  });
+});
+
+describe("strict: true (Gymkit's own; closes the audit's wrong.negation, wrong.zero_width and guess.all_boxes)", () => {
+  const oracle = "Zoey is a fool, and Riley is a sage.";
+  const names = ["Zoey", "Riley"];
+  // [answer, the library's score (NeMo Gym's reward), the score under strict]
+  const cases: Array<[string, number, number]> = [
+    ["not Zoey is a fool, and Riley is a sage.", 1, 0], // the audit's wrong.negation
+    ["Z\u200boey is a fool, and Riley is a sage.", 0.3 + (0.7 * 1) / 2, 0], // the audit's wrong.zero_width
+    ["Zoey is a fool, and Riley is a sage, maybe", 1, 0], // any stray word
+    ["Zoey Riley is a fool, and Riley is a sage.", 0.3 + (0.7 * 1) / 2, 0], // a name without its role
+    ["Zoey is a fool, and Riley is a sage.", 1, 1],
+    ["riley is a SAGE and zoey is a fool", 1, 1],
+    ["Zoey (fool), Riley (sage)", 1, 1],
+    ["Zoey is a fool, and Riley is a fool.", 0.3 + (0.7 * 1) / 2, 0.3 + (0.7 * 1) / 2], // the library's partial credit stays
+    ["", 0, 0],
+  ];
+  for (const [answer, library, strict] of cases) {
+    it(`${JSON.stringify(answer)} → ${library} by the library, ${strict} under strict`, () => {
+      expect(scoreKnightsKnaves(answer, oracle)).toBe(library);
+      expect(scoreKnightsKnavesStrict(answer, oracle, names)).toBe(strict);
+      expect(scoreKnightsKnavesStrict(answer, oracle, undefined)).toBe(strict); // names from the oracle when the row has none
+    });
+  }
+  it("the \\boxed{} fallback reads the last box under strict (the first by default)", () => {
+    expect(extractAnswer("<think>\\boxed{A}</think> so \\boxed{B}")).toBe("A");
+    expect(extractAnswer("<think>\\boxed{A}</think> so \\boxed{B}", true)).toBe("B");
+    expect(extractAnswer("<answer>x</answer> \\boxed{B}", true)).toBe("x");
+  });
+  it("over HTTP: the negated gold is 1 by default, 0 under strict; NeMo Gym's recorded replies keep their rewards", async () => {
+    const plain = await startInstance(environment, { name: "reasoning_gym_default" });
+    const strictEnv = await startInstance(environment, { name: "reasoning_gym_strict", config: { strict: true } });
+    try {
+      const negated = responseWith([assistantMessage(`<answer>not ${ROW.answer}</answer>`)]);
+      expect((await plain.request("/verify", { ...ROW, response: negated })).body.reward).toBe(1);
+      expect((await strictEnv.request("/verify", { ...ROW, response: negated })).body.reward).toBe(0);
+      // The recordings keep no row fields: each is matched to its example row by the prompt.
+      const recorded = recordedRollouts("reasoning_gym");
+      const rewards = [];
+      for (const r of recorded) {
+        const row = rows.find((x) => x.responses_create_params.input[0].content === r.responses_create_params.input[0].content)!;
+        rewards.push((await strictEnv.request("/verify", { ...row, response: r.response })).body.reward as number);
+      }
+      expect(rewards).toEqual(recorded.map((r) => r.reward));
+    } finally {
+      await Promise.all([plain.close(), strictEnv.close()]);
+    }
   });
 });
 

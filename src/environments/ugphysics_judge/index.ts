@@ -3,10 +3,12 @@
 // a miss (and with should_use_judge) one judge call grades the whole generation against the reference
 // solution and answer, and the verdict is read from `## Equivalence Judgement` then TRUE/FALSE, else
 // from the last standalone TRUE/FALSE. The verdict (`extracted_verdict`) is what majority@k votes on;
-// metrics are also given per `subject`.
+// metrics are also given per `subject`. The config's `strict: true` (Gymkit's own, README) closes what the
+// reward-hack audit finds in the default.
 import { z } from "zod";
 import { outputText } from "../../protocol/index.js";
 import { JudgeClient } from "../../judge/index.js";
+import { lastBoxedContent } from "../../verifiers/mcq/extract.js";
 import { pyFinditer, pySearch } from "../../verifiers/text/pyregex.js";
 import { mathMetrics } from "../../verifiers/math/metrics.js";
 import { askSkillsJudge, fillJudgePrompt, loadJudgePromptConfig, mathJudgeConfigShape, mathVerifierPoolOf, rowExtras } from "../../verifiers/math/skills_judge.js";
@@ -34,6 +36,11 @@ const Config = z.strictObject({
   use_chat_completions_for_judge: z.boolean().default(false),
   /** A prompt YAML (`user`, optional `system`) with {problem}, {solution}, {expected_answer}, {generation}. */
   judge_prompt_path: z.string().min(1).default(DEFAULT_PROMPT_PATH),
+  /**
+   * Gymkit's own (default false = NeMo Gym's reward): math-verify reads only the last `\boxed{…}`, the
+   * final answer the prompt asks for; without one the library check is a miss and the judge decides.
+   */
+  strict: z.boolean().default(false),
 });
 
 /** The request fields NeMo Gym's UGPhysicsJudgeVerifyRequest declares, in its dump order. */
@@ -58,7 +65,10 @@ export default defineEnvironment({
   verify: async (request, ctx) => {
     const config = ctx.config;
     const generated = outputText(request.response);
-    const { reward: libraryReward, extracted } = await ctx.resources.pool.verify(request.expected_answer, generated);
+    // strict: the library sees the last box alone, not numbers anywhere in the text (an echoed prompt).
+    const box = config.strict ? lastBoxedContent(generated) : undefined;
+    const { reward: libraryReward, extracted } =
+      config.strict && box === undefined ? { reward: 0, extracted: null } : await ctx.resources.pool.verify(request.expected_answer, box === undefined ? generated : `\\boxed{${box}}`);
     const respond = (reward: number, judgeEvaluations: unknown[] | null, verdict: "TRUE" | "FALSE" | null) => {
       const own = {
         reward,

@@ -149,6 +149,31 @@ describe("reward rules", () => {
   });
 });
 
+describe("strict: true (Gymkit's own; closes the audit's null.echo_prompt)", () => {
+  it("math-verify reads only the last box: the echoed prompt of row 0 (g = 10, answer 10) goes to the judge", async () => {
+    const strict = await instance({ strict: true });
+    const row = exampleRows[0]!;
+    const prompt: string = row.responses_create_params.input[0].content;
+    // By default (NeMo Gym's reward) the echo is a symbolic match and the judge is not asked.
+    expect(await verify(e, prompt, row)).toMatchObject({ reward: 1, library_reward: 1, extracted_verdict: "TRUE" });
+    const before = stack.engine.requests.length;
+    stack.verdicts.push("## Equivalence Judgement\nFALSE");
+    expect(await verify(strict, prompt, row)).toMatchObject({ reward: 0, library_reward: 0, extracted_verdict: "FALSE" });
+    expect(stack.engine.requests.length).toBe(before + 1);
+    // The final box still matches without the judge; several boxes: the last one counts.
+    expect(await verify(strict, "So the final answer is \\boxed{10}(m/s).", row)).toMatchObject({ reward: 1, library_reward: 1, judge_evaluations: null });
+    stack.verdicts.push("## Equivalence Judgement\nFALSE");
+    expect(await verify(strict, "\\boxed{10} or rather \\boxed{11}", row)).toMatchObject({ reward: 0, library_reward: 0 });
+    expect(stack.engine.requests.length).toBe(before + 2);
+    // NeMo Gym's recorded answers all end with their box: the same rewards, still without the judge.
+    const recorded = readJsonlFile(new URL("./data/example_rollouts.jsonl", import.meta.url));
+    const rescored = [];
+    for (const { reward: _r, ...r } of recorded) rescored.push((await strict.request("/verify", r)).body as Record<string, any>);
+    expect(rescored.map((b) => [b.reward, b.library_reward])).toEqual(recorded.map(() => [1, 1]));
+    expect(stack.engine.requests.length).toBe(before + 2);
+  });
+});
+
 describe("/aggregate_metrics", () => {
   it("symbolic and judge accuracy on every rollout, majority@k on the verdict, per subject; NeMo Gym's key metrics", async () => {
     const r = (task: number, rollout: number, subject: string, library: number, reward: number, verdict: string | null) => ({
