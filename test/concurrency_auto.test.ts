@@ -18,7 +18,7 @@ import { AdaptiveLimit, adaptiveLimits, describeLimits, parseAutoConcurrency, se
 import { closeDispatcher } from "../src/http/client.js";
 import { JudgeClient } from "../src/judge/client.js";
 import { agentUrlsOf } from "../src/orchestrate/status.js";
-import { startServers } from "../src/orchestrate/start.js";
+import { startServers, type RunningServers } from "../src/orchestrate/start.js";
 import { startDegradingEngine, type DegradingEngine } from "./doubles/degrading_engine.js";
 import { NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
 
@@ -33,6 +33,20 @@ let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "gym-auto-"));
 });
+
+/** example_single_tool_call + simple_agent + vllm_model (no retries of its own) on `engine`, in this process. */
+async function serversOn(engine: DegradingEngine): Promise<RunningServers> {
+  const resolved = await resolveCliConfig(["++policy_model.responses_api_models.vllm_model.max_retries=0"], {
+    config: [],
+    resourcesServer: "example_single_tool_call",
+    modelType: "vllm_model",
+    modelUrl: engine.baseUrl,
+    model: "m",
+  });
+  const servers = await startServers(resolved.instances, { headPort: 0 });
+  cleanups.push(() => servers.stop());
+  return servers;
+}
 
 function exampleRow(): Record<string, any> {
   return JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
@@ -63,15 +77,7 @@ describe("--concurrency auto", () => {
     // machine (load 20 on 2 cores) its event loop lags for reasons of its own, which cuts once per spell
     // of lag only (src/http/adaptive_limit.test.ts), so the engine's signals still steer.
     setAutoConcurrency(bounds);
-    const resolved = await resolveCliConfig(["++policy_model.responses_api_models.vllm_model.max_retries=0"], {
-      config: [],
-      resourcesServer: "example_single_tool_call",
-      modelType: "vllm_model",
-      modelUrl: engine.baseUrl,
-      model: "m",
-    });
-    const servers = await startServers(resolved.instances, { headPort: 0 });
-    cleanups.push(() => servers.stop());
+    const servers = await serversOn(engine);
     const input = join(dir, "in.jsonl");
     const output = join(dir, "out.jsonl");
     writeRows(input, 200);
@@ -114,15 +120,7 @@ describe("gym serve --concurrency auto: the rollout service's admission", () => 
     // Fast and never degrading: its peak in flight is what the service let through at once.
     const engine = await startDegradingEngine({ knee: 1000, latencyMs: 20 });
     cleanups.push(() => engine.close());
-    const resolved = await resolveCliConfig(["++policy_model.responses_api_models.vllm_model.max_retries=0"], {
-      config: [],
-      resourcesServer: "example_single_tool_call",
-      modelType: "vllm_model",
-      modelUrl: engine.baseUrl,
-      model: "m",
-    });
-    const servers = await startServers(resolved.instances, { headPort: 0 });
-    cleanups.push(() => servers.stop());
+    const servers = await serversOn(engine);
     const app = createServer({ name: "rollout_service" });
     const agents = agentUrlsOf(servers.instances);
     // The admission `gym serve --concurrency auto` passes, held at 3 here to see it obeyed.

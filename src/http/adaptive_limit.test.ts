@@ -34,6 +34,21 @@ class Load {
   round(): Promise<void> {
     return this.finish(this.gate.limit);
   }
+
+  /** Runs `rounds` rounds; the limit's mean over the last `last` of them. */
+  async settled(rounds: number, last: number): Promise<number> {
+    const seen: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      await this.round();
+      seen.push(this.gate.limit);
+    }
+    return seen.slice(-last).reduce((a, b) => a + b, 0) / last;
+  }
+}
+
+function expectWithin20(mean: number, knee: number): void {
+  expect(mean).toBeGreaterThanOrEqual(knee * 0.8);
+  expect(mean).toBeLessThanOrEqual(knee * 1.2);
 }
 
 describe("AdaptiveLimit", () => {
@@ -49,14 +64,7 @@ describe("AdaptiveLimit", () => {
     // having grown for two rounds at most (a round ends a call latency after the calls it measures began).
     expect(rounds).toBeLessThanOrEqual(8);
     expect(Math.max(...gate.trajectory.map((p) => p.limit))).toBeLessThanOrEqual(64 * 3.2);
-    const seen: number[] = [];
-    for (let i = 0; i < 30; i++) {
-      await load.round();
-      seen.push(gate.limit);
-    }
-    const mean = seen.slice(10).reduce((a, b) => a + b, 0) / 20;
-    expect(mean).toBeGreaterThanOrEqual(64 * 0.8);
-    expect(mean).toBeLessThanOrEqual(64 * 1.2);
+    expectWithin20(await load.settled(30, 20), 64);
   });
 
   it("finds a ceiling of 400 again within a few rounds of a cut, where +1 per round would take dozens", async () => {
@@ -74,28 +82,13 @@ describe("AdaptiveLimit", () => {
     }
     expect(rounds).toBeLessThanOrEqual(12);
     // And it keeps probing past where it was cut, up to the knee, without staying far past it.
-    const seen: number[] = [];
-    for (let i = 0; i < 40; i++) {
-      await load.round();
-      seen.push(gate.limit);
-    }
-    const mean = seen.slice(20).reduce((a, b) => a + b, 0) / 20;
-    expect(mean).toBeGreaterThanOrEqual(400 * 0.8);
-    expect(mean).toBeLessThanOrEqual(400 * 1.2);
+    expectWithin20(await load.settled(40, 20), 400);
   });
 
   it("settles within 20% of a knee of 8, which one call more passes (the throughput it implies falls)", async () => {
     const gate = new AdaptiveLimit({ name: "t", min: 2, max: 512, lag: () => 0 });
     const load = new Load(gate, engine(8));
-    const seen: number[] = [];
-    for (let i = 0; i < 60; i++) {
-      await load.round();
-      seen.push(gate.limit);
-    }
-    const last = seen.slice(30);
-    const mean = last.reduce((a, b) => a + b, 0) / last.length;
-    expect(mean).toBeGreaterThanOrEqual(8 * 0.8);
-    expect(mean).toBeLessThanOrEqual(8 * 1.2);
+    expectWithin20(await load.settled(60, 30), 8);
   });
 
   it("cuts once for lag that does not go away (other processes' load), again only when it gets worse", async () => {
