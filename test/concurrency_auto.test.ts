@@ -11,11 +11,14 @@ import { resolveCliConfig } from "../src/cli/config_args.js";
 import { formatProgress } from "../src/cli/progress.js";
 import { autoAdmission } from "../src/collect/auto_admission.js";
 import { collect } from "../src/collect/collect.js";
+import { mountRolloutService } from "../src/collect/service.js";
+import { runRollouts } from "../src/client/rollouts.js";
+import { createServer, listen } from "../src/http/server.js";
 import { AdaptiveLimit, adaptiveLimits, describeLimits, parseAutoConcurrency, setAutoConcurrency } from "../src/http/adaptive_limit.js";
 import { closeDispatcher } from "../src/http/client.js";
 import { JudgeClient } from "../src/judge/client.js";
 import { agentUrlsOf } from "../src/orchestrate/status.js";
-import { startServers } from "../src/orchestrate/start.js";
+import { startServers, type RunningServers } from "../src/orchestrate/start.js";
 import { startDegradingEngine, type DegradingEngine } from "./doubles/degrading_engine.js";
 import { NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
 
@@ -31,8 +34,26 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "gym-auto-"));
 });
 
+/** example_single_tool_call + simple_agent + vllm_model (no retries of its own) on `engine`, in this process. */
+async function serversOn(engine: DegradingEngine): Promise<RunningServers> {
+  const resolved = await resolveCliConfig(["++policy_model.responses_api_models.vllm_model.max_retries=0"], {
+    config: [],
+    resourcesServer: "example_single_tool_call",
+    modelType: "vllm_model",
+    modelUrl: engine.baseUrl,
+    model: "m",
+  });
+  const servers = await startServers(resolved.instances, { headPort: 0 });
+  cleanups.push(() => servers.stop());
+  return servers;
+}
+
+function exampleRow(): Record<string, any> {
+  return JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
+}
+
 function writeRows(path: string, count: number): void {
-  const base = JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
+  const base = exampleRow();
   const lines = Array.from({ length: count }, (_, i) => {
     const row = structuredClone(base);
     row.responses_create_params.input[1].content = `what's it like in sf? (question ${i})`;
@@ -52,18 +73,11 @@ describe("--concurrency auto", () => {
 
   it("settles the engine gate within 20% of the engine's knee, and no rollout fails on the refusals", async () => {
     const bounds = { min: 4, max: 256 };
-    // The engine's signals alone: this process also runs every server of the run, and on a busy
-    // machine its event loop lags for reasons of its own (the lag rule is tested below).
-    setAutoConcurrency(bounds, { lagLimitMs: 1_000 });
-    const resolved = await resolveCliConfig(["++policy_model.responses_api_models.vllm_model.max_retries=0"], {
-      config: [],
-      resourcesServer: "example_single_tool_call",
-      modelType: "vllm_model",
-      modelUrl: engine.baseUrl,
-      model: "m",
-    });
-    const servers = await startServers(resolved.instances, { headPort: 0 });
-    cleanups.push(() => servers.stop());
+    // Every rule on, the lag rule too: this process also runs every server of the run, and on a busy
+    // machine (load 20 on 2 cores) its event loop lags for reasons of its own, which cuts once per spell
+    // of lag only (src/http/adaptive_limit.test.ts), so the engine's signals still steer.
+    setAutoConcurrency(bounds);
+    const servers = await serversOn(engine);
     const input = join(dir, "in.jsonl");
     const output = join(dir, "out.jsonl");
     writeRows(input, 200);
@@ -98,6 +112,33 @@ describe("--concurrency auto", () => {
     expect(admission.limit).toBeLessThan(8 * KNEE);
     expect(describeLimits()).toMatch(/^limits model \d+$/);
   }, 120_000);
+});
+
+describe("gym serve --concurrency auto: the rollout service's admission", () => {
+  it("holds requests that name no concurrency to the admission, and a request's own concurrency as given", async () => {
+    setAutoConcurrency(undefined);
+    // Fast and never degrading: its peak in flight is what the service let through at once.
+    const engine = await startDegradingEngine({ knee: 1000, latencyMs: 20 });
+    cleanups.push(() => engine.close());
+    const servers = await serversOn(engine);
+    const app = createServer({ name: "rollout_service" });
+    const agents = agentUrlsOf(servers.instances);
+    // The admission `gym serve --concurrency auto` passes, held at 3 here to see it obeyed.
+    mountRolloutService(app, { agents: () => agents, defaultConcurrency: 256, admit: () => 3 });
+    const url = await listen(app, { port: 0 });
+    cleanups.push(() => app.close());
+    const rows = Array.from({ length: 24 }, (_, i) => {
+      const row = exampleRow();
+      row.responses_create_params.input[1].content = `what's it like in sf? (question ${i})`;
+      return row;
+    });
+    const admitted = await runRollouts(url, { rows });
+    expect(admitted.summary.succeeded).toBe(24);
+    expect(engine.stats.peakInFlight).toBeLessThanOrEqual(3);
+    const own = await runRollouts(url, { rows, concurrency: 12 });
+    expect(own.summary.succeeded).toBe(24);
+    expect(engine.stats.peakInFlight).toBeGreaterThan(3);
+  });
 });
 
 describe("--concurrency auto for judge calls", () => {

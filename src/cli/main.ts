@@ -216,7 +216,7 @@ configOptions(
   .option("--head-url <url>", "serve the agents of servers already running behind this head, instead of starting servers")
   .option("--head-port <port>", "port of the head server of the started servers (it serves /v1/rollouts too)", "0")
   .option("--process-per-server", "run each started instance in its own process")
-  .option("--concurrency <n>", "rollouts in flight per request when the request does not say", "16")
+  .option("--concurrency <n>", "rollouts in flight per request when the request does not say, or auto[:MIN-MAX] (as gym eval run's)", "16")
   .option("--model-ready-timeout <s>", "how long the model endpoint may take to answer at start-up", "30")
   .action(async (overrides: string[], options) => (await import("./serve.js")).serve(overrides, options));
 

@@ -2,7 +2,9 @@
 // servers itself (as `gym env start` does; their head serves `/v1/rollouts` too), or with
 // `--head-url` it serves the agents of servers already running.
 import { resolve as resolvePath } from "node:path";
+import { autoAdmission } from "../collect/auto_admission.js";
 import { mountRolloutService } from "../collect/service.js";
+import { parseAutoConcurrency, setAutoConcurrency, type AutoBounds } from "../http/adaptive_limit.js";
 import { ROLLOUTS_PATH } from "../protocol/rollout_service.js";
 import { closeDispatcher } from "../http/client.js";
 import { createServer, listen } from "../http/server.js";
@@ -32,8 +34,19 @@ function portNumber(flag: string, value: string): number {
 export async function serve(overrides: string[], options: ServeOptions): Promise<void> {
   const port = portNumber("--port", options.port);
   const headPort = portNumber("--head-port", options.headPort);
-  const concurrency = Number(options.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a whole number ≥ 1, got ${options.concurrency}`);
+  // `--concurrency auto[:MIN-MAX]`: the engine gates of the servers started here (in this process or,
+  // with --process-per-server, inheriting the bounds) find their ceiling, and requests that name no
+  // concurrency are admitted after them; a request's own `concurrency` is used as given.
+  let auto: AutoBounds | undefined;
+  try {
+    auto = parseAutoConcurrency(options.concurrency);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const concurrency = auto ? auto.max : Number(options.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a whole number ≥ 1 or auto[:MIN-MAX], got ${options.concurrency}`);
+  setAutoConcurrency(auto);
+  const admission = auto ? autoAdmission(auto, { localGates: !options.headUrl && !options.processPerServer }) : undefined;
   const configGiven = options.config.length > 0 || options.resourcesServer !== undefined || options.modelType !== undefined || overrides.length > 0;
 
   let servers: RunningServers | undefined;
@@ -70,7 +83,7 @@ export async function serve(overrides: string[], options: ServeOptions): Promise
   }
 
   const app = createServer({ name: "rollout_service" });
-  mountRolloutService(app, { agents, defaultConcurrency: concurrency });
+  mountRolloutService(app, { agents, defaultConcurrency: concurrency, ...(admission ? { admit: (inFlight: number) => admission.admit(inFlight) } : {}) });
   let url: string;
   try {
     url = await listen(app, { host: options.host, port });

@@ -33,6 +33,11 @@ export interface RolloutServiceOptions {
   agents: () => ReadonlyMap<string, string> | Promise<ReadonlyMap<string, string>>;
   /** Rollouts in flight per request when the request does not say. */
   defaultConcurrency?: number;
+  /**
+   * `gym serve --concurrency auto`: how many rollouts may be in flight now (src/collect/auto_admission.ts),
+   * for requests that do not say; `defaultConcurrency` is then the ceiling.
+   */
+  admit?: (inFlight: number) => number;
   /** Retries of each agent `/run` call (connection errors, 429, 5xx); default as `gym eval run`. */
   retry?: RetryPolicy;
 }
@@ -157,6 +162,7 @@ export function mountRolloutService(app: FastifyInstance, options: RolloutServic
           }
         },
         concurrency: body.concurrency ?? options.defaultConcurrency ?? 16,
+        ...(body.concurrency === undefined && options.admit ? { admit: options.admit } : {}),
         total: plan.requested,
         deadlineMs: rolloutDeadlineMs(body.rollout_timeout_s),
         onOutcome,

@@ -2,13 +2,20 @@
 // be overloaded — the engine behind a model server, an environment's judge, the code sandbox — gets
 // its own AdaptiveLimit, a gate of `limit` calls in flight whose limit moves by AIMD:
 //
-// - it grows while the gate is full (slow start, ×2 per round, until the first cut; then +1 per
-//   round), a round being as many finished calls as the limit (about one call's latency);
+// - it grows while the gate is full: at first by one per call that finished with the gate in use
+//   (slow start: ×2 per call latency), until the first cut or the first round slower than the
+//   tolerance; after a cut, each round halves the distance back to the limit it was cut from (a
+//   binary search between the cut and where it came from), and past that limit it probes by 1, 2,
+//   4, … per round (up to a quarter of the limit) — so the ceiling is found again in a few call
+//   latencies at 8 or at 500, where +1 per round would take hundreds. A round is as many finished
+//   calls as the limit (about one call's latency);
 // - it is cut ×0.7 when a call is refused for overload (429, 503, 504, a timeout), once per window
 //   (refusals of calls let in before a cut do not cut again); ×0.85 when, two rounds in a row, the
 //   round's latency (its lower quartile) passed `tolerance` × the best round's while the throughput
 //   it implies (calls in flight / latency) is no new best — slower without more getting done: past
-//   the engine's knee; ×0.85 when this process's event loop lags (the collector is the bottleneck).
+//   the engine's knee; ×0.85 when this process's event loop lags (the collector is the bottleneck) —
+//   once per spell of lag unless it gets worse: lag that a cut did not relieve is not this gate's
+//   doing (other processes' load on a shared machine), and cutting on would only starve the run.
 //
 // Every change is kept in a trajectory (time, limit, why) for tests, benchmarks and the live line.
 // Nothing here is NeMo Gym's (it has fixed `num_samples_in_parallel` and semaphores only); no upstream
@@ -84,7 +91,6 @@ export interface AdaptiveLimitOptions {
 
 const OVERLOAD_CUT = 0.7;
 const SOFT_CUT = 0.85;
-const SLOW_START = 2;
 const MIN_ROUND = 8;
 /** A round grows the limit only when this share of it was in use on average (not held back by the callers). */
 const FULL = 0.9;
@@ -93,7 +99,14 @@ const SLOW_ROUNDS = 2;
 /** Trajectory points kept (the oldest dropped first): a long run does not grow memory. */
 const MAX_POINTS = 20_000;
 /** The best latency and throughput forget slowly (per round), so a lasting change of the engine is learnt. */
-const BEST_DRIFT = 0.005;
+const BEST_DRIFT = 0.001;
+/** A round this much slower than the best, whose implied throughput fell under LESS_DONE × the best, is slow too. */
+const SOMEWHAT_SLOWER = 1.1;
+const LESS_DONE = 0.95;
+/** Past the limit of the last cut, growth per round doubles from 1 up to this share of the limit. */
+const PROBE_MAX_SHARE = 0.25;
+/** Lag this many times the lag of the last lag cut cuts again within the same spell of lag. */
+const LAG_WORSE = 1.5;
 
 export class AdaptiveLimit {
   readonly name: string;
@@ -112,14 +125,26 @@ export class AdaptiveLimit {
   /** Calls in flight when each of the round's calls finished, summed. */
   private roundInFlight = 0;
   private roundFull = false;
+  /** Calls that end the round: the limit when it began (slow start grows it while the round goes). */
+  private roundSize = MIN_ROUND;
   /** Calls let in so far (each call's ticket is its number). */
   private tickets = 0;
   /** Calls with a smaller ticket were let in before the last cut. */
   private cutTicket = 0;
+  /** Calls with a smaller ticket were let in before the last increase after slow start: they say nothing of the new limit. */
+  private roundTicket = 0;
   private bestLatency = Infinity;
+  /** Latencies of every call that answered, by blocks of MIN_ROUND, for the best latency only. */
+  private block: number[] = [];
   private bestThroughput = 0;
   /** Rounds in a row whose median latency was past the tolerance. */
   private slowRounds = 0;
+  /** The limit when it was last cut (0 before any cut): where growth slows down and then probes. */
+  private cutFrom = 0;
+  /** Past `cutFrom`: the next round's growth. */
+  private probeStep = 1;
+  /** The lag that made the last lag cut, while the lag lasts; undefined once it is gone. */
+  private lagAtCut: number | undefined;
   /** Calls that finished, by kind, since the start. */
   readonly counts = { ok: 0, overload: 0, other: 0 };
   readonly trajectory: TrajectoryPoint[] = [];
@@ -135,6 +160,7 @@ export class AdaptiveLimit {
     this.tolerance = options.tolerance ?? 1.2;
     this.lagLimitMs = options.lagLimitMs ?? 100;
     this.lag = options.lag ?? eventLoopLagMs;
+    this.roundSize = Math.max(MIN_ROUND, this.limit);
     this.record("start");
   }
 
@@ -219,14 +245,30 @@ export class AdaptiveLimit {
   private observe(sample: Sample, ticket: number): void {
     this.counts[sample.kind]++;
     // Calls let in before the last cut answer for the old limit: they neither cut again nor judge the new one.
+    if (sample.kind === "ok") {
+      // The best latency learns from every answer, also of calls let in before a cut: a slow start
+      // cut at once for overload must still learn what the engine does when it is not overloaded.
+      this.block.push(sample.latencyMs);
+      if (this.block.length >= MIN_ROUND) {
+        this.bestLatency = Math.min(this.bestLatency, lowQuartile(this.block));
+        this.block = [];
+      }
+    }
     if (sample.kind === "other" || ticket < this.cutTicket) return;
     if (sample.kind === "overload") {
       this.cut(OVERLOAD_CUT, "overload");
       return;
     }
+    if (ticket < this.roundTicket) return;
     this.roundLatencies.push(sample.latencyMs);
     this.roundInFlight += this.active;
-    if (this.roundLatencies.length >= Math.max(MIN_ROUND, this.limit)) this.endRound();
+    // Slow start: one more per call that finished with the gate in use (×2 per call latency, without
+    // waiting for rounds to end; the round's latency still ends it).
+    if (this.slowStart && this.value < this.max && (this.waiting.length > 0 || this.active >= this.limit * FULL)) {
+      this.value = Math.min(this.max, this.value + 1);
+      this.record("increase");
+    }
+    if (this.roundLatencies.length >= this.roundSize) this.endRound();
   }
 
   private endRound(): void {
@@ -235,27 +277,54 @@ export class AdaptiveLimit {
     // measured over the round's few seconds (too noisy to steer by), but implied by the two averages.
     const throughput = this.roundInFlight / this.roundLatencies.length / Math.max(1, latency);
     const newBestThroughput = throughput > this.bestThroughput * 1.05;
-    if (this.lag() > this.lagLimitMs) {
+    // Slow: past the tolerance; or somewhat slower while the throughput it implies fell — more in
+    // flight that gets less done (a knee of 8 is passed by one call, which the tolerance alone misses).
+    const slow =
+      Number.isFinite(this.bestLatency) &&
+      (latency > this.bestLatency * this.tolerance || (latency > this.bestLatency * SOMEWHAT_SLOWER && throughput < this.bestThroughput * LESS_DONE));
+    // Past the tolerance twice over is no noise: no second round to confirm it.
+    const verySlow = slow && latency > this.bestLatency * this.tolerance ** 2;
+    const lag = this.lag();
+    if (lag <= this.lagLimitMs) this.lagAtCut = undefined;
+    if (lag > this.lagLimitMs && (this.lagAtCut === undefined || lag > this.lagAtCut * LAG_WORSE)) {
       this.cut(SOFT_CUT, "lag");
-    } else if (Number.isFinite(this.bestLatency) && latency > this.bestLatency * this.tolerance && !newBestThroughput && ++this.slowRounds >= SLOW_ROUNDS) {
+      this.lagAtCut = lag;
+    } else if (slow && !newBestThroughput && (this.slowStart || verySlow)) {
+      // Slow start overshoots by a call latency's growth: the first slow round ends it. (Cutting deeper
+      // the slower the round was found the knee sooner in a quiet test, but on a busy machine the
+      // collector's own delays made rounds look far too slow: measured 76% of the best fixed, not 97%.)
       this.cut(SOFT_CUT, "latency");
-    } else if (this.slowRounds > 0 && latency > this.bestLatency * this.tolerance) {
+    } else if (slow && !newBestThroughput && ++this.slowRounds >= SLOW_ROUNDS) {
+      this.cut(SOFT_CUT, "latency");
+    } else if (this.slowRounds > 0 && slow) {
       // One slow round may be noise: the next decides.
-    } else if (this.roundFull && this.roundInFlight / this.roundLatencies.length >= this.limit * FULL && this.value < this.max) {
-      this.value = Math.min(this.max, this.slowStart ? Math.max(this.value + 1, this.value * SLOW_START) : this.value + 1);
+    } else if (!this.slowStart && this.roundFull && this.roundInFlight / this.roundLatencies.length >= this.limit * FULL && this.value < this.max) {
+      this.value = Math.min(this.max, this.value + this.step());
       this.record("increase");
+      this.roundTicket = this.tickets;
     }
     this.bestLatency = Math.min(this.bestLatency * (1 + BEST_DRIFT), latency);
     this.bestThroughput = Math.max(this.bestThroughput * (1 - BEST_DRIFT), throughput);
     this.roundLatencies = [];
     this.roundInFlight = 0;
     this.roundFull = this.active >= this.limit || this.waiting.length > 0;
-    if (latency <= this.bestLatency * this.tolerance) this.slowRounds = 0;
+    this.roundSize = Math.max(MIN_ROUND, this.limit);
+    if (!slow) this.slowRounds = 0;
     this.admit();
+  }
+
+  /** After a cut: half the way back to where it was cut from, then probing past it by 1, 2, 4, … */
+  private step(): number {
+    if (this.value < this.cutFrom - 1) return Math.max(1, (this.cutFrom - this.value) / 2);
+    const step = this.probeStep;
+    this.probeStep = Math.min(this.probeStep * 2, Math.max(1, this.value * PROBE_MAX_SHARE));
+    return step;
   }
 
   private cut(factor: number, reason: ChangeReason): void {
     this.slowStart = false;
+    this.cutFrom = this.value;
+    this.probeStep = 1;
     this.slowRounds = 0;
     this.cutTicket = this.tickets;
     // A new round, of calls let in under the new limit only.
@@ -263,6 +332,7 @@ export class AdaptiveLimit {
     this.roundInFlight = 0;
     this.roundFull = false;
     const next = Math.max(this.min, this.value * factor);
+    this.roundSize = Math.max(MIN_ROUND, Math.floor(next));
     if (next === this.value) return;
     this.value = next;
     this.record(reason);
