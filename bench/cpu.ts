@@ -1,4 +1,4 @@
-// `npm run bench -- cpu [--baseline DIR] [--rollouts 20000] [--big 200000] [--ratio-rollouts 2000] [--rounds 1] [--concurrency 64]`
+// `npm run bench -- cpu [--baseline DIR] [--rollouts 20000] [--big 200000] [--ratio-rollouts 2000] [--rounds 1] [--concurrency 64] [--startup-only]`
 // Issue 23's CPU figures, for this build and (with --baseline, a built checkout of another commit)
 // a baseline, run alternately in one session so both see the same machine:
 //   - start-up: CPU-s of a one-row, one-environment `gym eval run` (example_single_tool_call);
@@ -11,6 +11,7 @@
 //   - collector CPU per model call of a judged environment (math_with_judge, judge on: one policy and
 //     two judge calls per rollout) and of a tool-heavy multi-turn one (example_multi_step) against a
 //     plain rollout's, net of start-up, one process, vllm_model.
+// `--startup-only` measures the first figure alone (three runs per build and round, median kept).
 // Model calls are counted by the fake engine, which runs in this process (its CPU is not Gymkit's: the
 // meter reads only the `gym` process trees). The judge engine is bench/judge_engine_process.ts.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -99,6 +100,7 @@ export default async function main(): Promise<void> {
   const big = Number(arg("big", "0"));
   const ratioRollouts = Number(arg("ratio-rollouts", "2000"));
   const rounds = Number(arg("rounds", "1"));
+  const startupOnly = process.argv.includes("--startup-only");
   const baselineDir = process.argv.includes("--baseline") ? resolve(arg("baseline", "")) : undefined;
   const builds: Build[] = [...(baselineDir ? [{ name: "baseline", root: baselineDir }] : []), { name: "this build", root: REPO_ROOT }];
   const dir = mkdtempSync(join(tmpdir(), "gym-bench-cpu-"));
@@ -139,6 +141,7 @@ export default async function main(): Promise<void> {
         put(build, "startup", median(start));
         log(`${build.name}: start-up ${fmt(start.map((s) => s / 1000))} CPU-s`);
       }
+      if (startupOnly) continue;
       for (const modelType of ["vllm_model", "openai_model"]) {
         for (const build of order) {
           const run = await oneProcess(build, engine.baseUrl, modelType, ["--resources-server", "example_single_tool_call", "-i", input], dir);
@@ -198,26 +201,29 @@ export default async function main(): Promise<void> {
     const add = (what: string, key: string, digits = 2, scale = 1) =>
       rows.push([what, ...builds.map((b) => fmt((results.get(b.name)!.get(key) ?? []).map((x) => x * scale), digits))]);
     add("start-up, one-row run (CPU-s)", "startup", 2, 1 / 1000);
-    for (const m of ["vllm_model", "openai_model"]) {
-      add(`one process, ${m}, ${rollouts}: CPU ms / rollout (gross)`, `one ${m} gross`);
-      add(`one process, ${m}, ${rollouts}: CPU ms / rollout (net of start-up)`, `one ${m} net`);
-      add(`one process, ${m}: peak RSS MB`, `one ${m} rss`, 0);
-      add(`process per server, ${m}, ${rollouts}: CPU ms / rollout (servers' start-up excluded)`, `http ${m} gross`);
-      add(`process per server, ${m}, ${rollouts}: CPU ms / rollout (net of the collector's start-up)`, `http ${m} net`);
-      add(`process per server, ${m}: peak RSS MB`, `http ${m} rss`, 0);
+    if (!startupOnly) addRolloutRows();
+    function addRolloutRows(): void {
+      for (const m of ["vllm_model", "openai_model"]) {
+        add(`one process, ${m}, ${rollouts}: CPU ms / rollout (gross)`, `one ${m} gross`);
+        add(`one process, ${m}, ${rollouts}: CPU ms / rollout (net of start-up)`, `one ${m} net`);
+        add(`one process, ${m}: peak RSS MB`, `one ${m} rss`, 0);
+        add(`process per server, ${m}, ${rollouts}: CPU ms / rollout (servers' start-up excluded)`, `http ${m} gross`);
+        add(`process per server, ${m}, ${rollouts}: CPU ms / rollout (net of the collector's start-up)`, `http ${m} net`);
+        add(`process per server, ${m}: peak RSS MB`, `http ${m} rss`, 0);
+      }
+      if (big > 0) {
+        add(`one process, vllm_model, ${big}: CPU ms / rollout (gross)`, "big gross");
+        add(`one process, vllm_model, ${big}: CPU ms / rollout (net of start-up)`, "big net");
+        add(`one process, vllm_model, ${big}: peak RSS MB`, "big rss", 0);
+      }
+      add(`plain rollout (${ratioRollouts}): CPU ms per model call, net`, "per call plain");
+      add(`example_multi_step (${multiRepeats * 5}): CPU ms per model call, net`, "per call multi");
+      add(`math_with_judge, judge on (${ratioRollouts}): CPU ms per model call, net`, "per call judged");
+      rows.push(["multi-turn / plain per model call", ...builds.map((b) => (results.get(b.name)!.get("per call multi") ?? []).map((x, i) => (x / results.get(b.name)!.get("per call plain")![i]!).toFixed(2)).join(", "))]);
+      rows.push(["judged / plain per model call", ...builds.map((b) => (results.get(b.name)!.get("per call judged") ?? []).map((x, i) => (x / results.get(b.name)!.get("per call plain")![i]!).toFixed(2)).join(", "))]);
+      add("model calls per rollout: example_multi_step", "calls multi");
+      add("model calls per rollout: math_with_judge, judge on", "calls judged");
     }
-    if (big > 0) {
-      add(`one process, vllm_model, ${big}: CPU ms / rollout (gross)`, "big gross");
-      add(`one process, vllm_model, ${big}: CPU ms / rollout (net of start-up)`, "big net");
-      add(`one process, vllm_model, ${big}: peak RSS MB`, "big rss", 0);
-    }
-    add(`plain rollout (${ratioRollouts}): CPU ms per model call, net`, "per call plain");
-    add(`example_multi_step (${multiRepeats * 5}): CPU ms per model call, net`, "per call multi");
-    add(`math_with_judge, judge on (${ratioRollouts}): CPU ms per model call, net`, "per call judged");
-    rows.push(["multi-turn / plain per model call", ...builds.map((b) => (results.get(b.name)!.get("per call multi") ?? []).map((x, i) => (x / results.get(b.name)!.get("per call plain")![i]!).toFixed(2)).join(", "))]);
-    rows.push(["judged / plain per model call", ...builds.map((b) => (results.get(b.name)!.get("per call judged") ?? []).map((x, i) => (x / results.get(b.name)!.get("per call plain")![i]!).toFixed(2)).join(", "))]);
-    add("model calls per rollout: example_multi_step", "calls multi");
-    add("model calls per rollout: math_with_judge, judge on", "calls judged");
     const headers = ["measure (rounds separated by commas)", ...builds.map((b) => (b.name === "baseline" ? `baseline (${baselineDir})` : b.name))];
     process.stdout.write(`## cpu\n\n${machineLine()} · concurrency ${arg("concurrency", "64")} · ${rounds} round(s), builds alternated\n\n${markdownTable(headers, rows)}\n`);
     if (failures.length > 0) process.stdout.write(`\nFailed runs:\n${failures.map((f) => `- ${f}`).join("\n")}\n`);

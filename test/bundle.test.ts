@@ -1,0 +1,55 @@
+// The bundled CLI that `npm run build` writes (scripts/bundle_cli.ts, issue 23's start-up): the
+// files package.json and the tests name run the bundle, and every bundled module of Gymkit's own
+// still finds its files where tsc put them. The CLI tests (test/cli_*.test.ts and the others that
+// spawn dist/cli/main.js) run it end to end.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { ENTRIES, LIBRARY_ENTRIES } from "../scripts/bundle_cli.js";
+import { REPO_ROOT } from "./helpers/cli.js";
+
+const DIST = join(REPO_ROOT, "dist");
+const BUNDLE = join(DIST, "bundle");
+
+/** The module a stub imports or re-exports, as an absolute path. */
+function stubTarget(file: string): string {
+  const text = readFileSync(join(DIST, file), "utf8");
+  const match = /^(?:import|export \* from) "([^"]+)";$/m.exec(text);
+  expect(match, `dist/${file} is not a bundle stub (was \`npm run build\` run?):\n${text.slice(0, 200)}`).not.toBeNull();
+  return resolve(dirname(join(DIST, file)), match![1]!);
+}
+
+describe("the bundled CLI", () => {
+  it("every bin and export of package.json is a stub of its own bundle entry", () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string>; exports: Record<string, { default?: string }> };
+    const stubs = new Map<string, string>(Object.entries({ ...ENTRIES, ...LIBRARY_ENTRIES }).map(([name, file]) => [`dist/${file}`, name]));
+    const named = [...Object.values(pkg.bin), ...Object.values(pkg.exports).flatMap((e) => (e.default ? [e.default.replace(/^\.\//, "")] : []))];
+    for (const file of new Set(named)) {
+      const name = stubs.get(file);
+      expect(name, `${file} (named by package.json) is not bundled`).toBeDefined();
+      expect(stubTarget(file.replace(/^dist\//, ""))).toBe(join(BUNDLE, `${name}.js`));
+      expect(existsSync(join(BUNDLE, `${name}.js`))).toBe(true);
+    }
+    expect(readFileSync(join(DIST, "cli", "main.js"), "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+  });
+
+  it("bundled modules see their own tsc output's URL as import.meta.url, and those files exist", () => {
+    const files = readdirSync(BUNDLE).filter((f) => f.endsWith(".js"));
+    const rewritten: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(join(BUNDLE, file), "utf8");
+      for (const match of text.matchAll(/(.{0,160})import\.meta\.url/g)) {
+        const before = match[1]!;
+        if (before.endsWith("__gymCreateRequire(")) continue; // the banner's require for CommonJS packages
+        if (before.endsWith('replayExampleRollouts(env, new URL("./data/", ')) continue; // text `gym env init` writes
+        const own = /__gymOwnModuleUrl\d*\s*=\s*new URL\("([^"]+)",\s*$/.exec(before);
+        expect(own, `${file}: a bare import.meta.url (would be the bundle's own URL): …${match[0]}`).not.toBeNull();
+        rewritten.push(own![1]!);
+      }
+    }
+    // Among them the worker pools, the built-in configs' root and the viewer's assets.
+    expect(rewritten).toEqual(expect.arrayContaining(["../verifiers/math/pool.js", "../config/builtin_configs.js", "../viewer/page.js"]));
+    for (const path of new Set(rewritten)) expect(existsSync(fileURLToPath(new URL(path, `file://${BUNDLE}/`))), path).toBe(true);
+  });
+});
