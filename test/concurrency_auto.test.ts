@@ -7,7 +7,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveCliConfig } from "../src/cli/config_args.js";
 import { formatProgress } from "../src/cli/progress.js";
 import { autoAdmission } from "../src/collect/auto_admission.js";
 import { collect } from "../src/collect/collect.js";
@@ -18,7 +17,8 @@ import { AdaptiveLimit, adaptiveLimits, describeLimits, parseAutoConcurrency, se
 import { closeDispatcher } from "../src/http/client.js";
 import { JudgeClient } from "../src/judge/client.js";
 import { agentUrlsOf } from "../src/orchestrate/status.js";
-import { startServers, type RunningServers } from "../src/orchestrate/start.js";
+import type { RunningServers } from "../src/orchestrate/start.js";
+import { singleToolCallServers } from "./helpers/single_tool_servers.js";
 import { startDegradingEngine, type DegradingEngine } from "./doubles/degrading_engine.js";
 import { NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
 
@@ -36,14 +36,7 @@ beforeAll(() => {
 
 /** example_single_tool_call + simple_agent + vllm_model (no retries of its own) on `engine`, in this process. */
 async function serversOn(engine: DegradingEngine): Promise<RunningServers> {
-  const resolved = await resolveCliConfig(["++policy_model.responses_api_models.vllm_model.max_retries=0"], {
-    config: [],
-    resourcesServer: "example_single_tool_call",
-    modelType: "vllm_model",
-    modelUrl: engine.baseUrl,
-    model: "m",
-  });
-  const servers = await startServers(resolved.instances, { headPort: 0 });
+  const servers = await singleToolCallServers(engine.baseUrl, ["++policy_model.responses_api_models.vllm_model.max_retries=0"]);
   cleanups.push(() => servers.stop());
   return servers;
 }

@@ -7,12 +7,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveCliConfig } from "../src/cli/config_args.js";
 import { MissingRolloutsError, runRollouts, streamRollouts, RolloutRequestError, type RolloutRow } from "../src/client/rollouts.js";
 import { collect, DEFAULT_ROLLOUT_TIMEOUT_S } from "../src/collect/collect.js";
 import { rolloutDeadlineMs } from "../src/collect/service.js";
 import { call, callJson, closeDispatcher, NO_RETRY } from "../src/http/client.js";
-import { startServers, type RunningServers } from "../src/orchestrate/start.js";
+import type { RunningServers } from "../src/orchestrate/start.js";
+import { singleToolCallServers } from "./helpers/single_tool_servers.js";
 import { startFakeEngine, type FakeEngine, type FakeEngineOptions } from "./doubles/fake_engine.js";
 import { NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
 
@@ -45,14 +45,7 @@ async function engineOf(options: FakeEngineOptions = {}): Promise<FakeEngine> {
 
 /** example_single_tool_call + simple_agent + vllm_model on `engine`, and their head, all in this process. */
 async function serversFor(engine: FakeEngine): Promise<RunningServers> {
-  const resolved = await resolveCliConfig(["++policy_model.responses_api_models.vllm_model.retry_backoff_s=0.01", "++policy_model.responses_api_models.vllm_model.max_retries=0"], {
-    config: [],
-    resourcesServer: "example_single_tool_call",
-    modelType: "vllm_model",
-    modelUrl: engine.baseUrl,
-    model: "m",
-  });
-  const servers = await startServers(resolved.instances, { headPort: 0 });
+  const servers = await singleToolCallServers(engine.baseUrl, ["++policy_model.responses_api_models.vllm_model.retry_backoff_s=0.01", "++policy_model.responses_api_models.vllm_model.max_retries=0"]);
   cleanups.push(() => servers.stop());
   return servers;
 }
