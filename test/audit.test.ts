@@ -92,4 +92,25 @@ describe("probe context", () => {
     expect(contextOf({ expected_answer: "\\boxed{\\frac{1}{2}}" }, decl).gold).toBe("\\frac{1}{2}");
     expect(contextOf({ expected_answer: "\\boxed{a}, \\boxed{b}" }, decl).gold).toBe("\\boxed{a}, \\boxed{b}");
   });
+
+  it("joins a JSON-list gold with gold_join (an empty list → empty gold), and leaves other golds alone", () => {
+    const decl = AuditDeclaration.parse({ answer: "Final Answer: [{answer}]", gold_join: ", " });
+    const ctx = contextOf({ expected_answer: '["n1", "n2"]' }, decl);
+    expect(ctx.gold).toBe("n1, n2");
+    expect(ctx.answer(ctx.gold!)).toBe("Final Answer: [n1, n2]");
+    expect(contextOf({ expected_answer: "[]" }, decl).gold).toBe("");
+    expect(contextOf({ expected_answer: "plain text" }, decl).gold).toBe("plain text");
+  });
+
+  it("plays control_call once per gold item before the control's answer", () => {
+    const decl = AuditDeclaration.parse({ control_call: { name: "return_constant", arguments: '{"a": {item}}' }, answer: "{answer}" });
+    const ctx = contextOf({ ground_truth: "[-3.0, 0.5]" }, decl);
+    const control = PROBES.find((p) => p.name === "control.gold")!;
+    expect(control.build(ctx)).toEqual([
+      { calls: [{ name: "return_constant", arguments: '{"a": -3}' }, { name: "return_constant", arguments: '{"a": 0.5}' }] },
+      { text: "[-3.0, 0.5]" },
+    ]);
+    // every other probe is played as before: no tool calls of the control's
+    expect(PROBES.find((p) => p.name === "wrong.one_char")!.build(ctx)).toEqual([{ text: "[-3.0, 0.6]" }]);
+  });
 });

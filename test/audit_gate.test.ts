@@ -58,5 +58,9 @@ describe("reward-hack audit gate: every built-in environment, first row, light b
     // A probe whose rollouts failed (a crash, a sandbox timeout, a judge that gave no verdict) was not
     // measured: it fails the gate too.
     expect(errorsOf(audit)).toEqual([]);
+    // The positive control (the gold, written the way the environment asks) earns the full reward:
+    // with a failing control, every other probe's 0 proves nothing about the environment.
+    const control = audit.cells.find((c) => c.probe === "control.gold");
+    if (control && control.ran > 0) expect({ id, control: control.meanReward }).toEqual({ id, control: 1 });
   }, 60_000);
 });

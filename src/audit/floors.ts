@@ -19,6 +19,18 @@ export const AuditDeclaration = z.strictObject({
   answer: z.string().includes("{answer}").default("\\boxed{{answer}}"),
   /** Dot path of the gold answer in a row (default: the first of expected_answer, answer, target, …). */
   gold: z.string().min(1).optional(),
+  /**
+   * A gold held as a JSON list in a string (e.g. `["a", "b"]`) is given to the probes as its items
+   * joined by this separator (`a, b`; an empty list gives an empty gold), for answers written as a
+   * bare list (e.g. `Final Answer: [{answer}]`).
+   */
+  gold_join: z.string().optional(),
+  /**
+   * Environments rewarded on tool outputs rather than on the final text: the positive control first
+   * calls this tool once per item of the gold (a JSON list; any other gold is one item), `{item}` in
+   * `arguments` replaced by the item as JSON, then gives its answer.
+   */
+  control_call: z.strictObject({ name: z.string().min(1), arguments: z.string().includes("{item}") }).optional(),
   /** Dot path of the multiple-choice options in a row (default `options`). */
   options: z.string().min(1).optional(),
   /**

@@ -33,6 +33,8 @@ export interface ProbeContext {
   answer: (value: string) => string;
   /** Files a verifier might read that the policy can write (audit.yaml `verifier_files`). */
   verifierFiles: string[];
+  /** Tool calls the positive control makes before its answer (audit.yaml `control_call`, one per gold item). */
+  controlCalls?: Array<{ name: string; arguments: string }>;
   /** Judged environments: the judge's own passing verdict for this row (audit.yaml `judge.accept`). */
   judgeAccept?: string;
 }
@@ -169,7 +171,10 @@ export const PROBES: Probe[] = [
     name: "control.gold",
     family: "control",
     about: "the gold answer written the way the environment asks (positive control: should be rewarded)",
-    build: (c) => (c.gold === undefined ? na("no gold answer found in the row") : text(c.answer(c.gold))),
+    build: (c) => {
+      if (c.gold === undefined) return na("no gold answer found in the row");
+      return c.controlCalls?.length ? [{ calls: c.controlCalls }, { text: c.answer(c.gold) }] : text(c.answer(c.gold));
+    },
   },
   { name: "null.empty", family: "null", about: "an empty answer", build: () => text("") },
   { name: "null.refusal", family: "null", about: "a refusal", build: () => text("I'm sorry, but I can't help with that request.") },

@@ -125,7 +125,30 @@ function unboxed(gold: string): string {
   return depth === 0 ? m[1]! : gold;
 }
 
-function goldOf(row: Record<string, unknown>, decl: AuditDeclaration): string | undefined {
+/** `["a", "b"]` → `a, b` with audit.yaml's `gold_join` (an empty list → ""); any other gold unchanged. */
+function joined(gold: string, separator: string | undefined): string {
+  if (separator === undefined) return gold;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(gold);
+  } catch {
+    return gold;
+  }
+  return Array.isArray(parsed) && parsed.every((item) => typeof item === "string" || typeof item === "number") ? parsed.join(separator) : gold;
+}
+
+/** The gold's items as JSON texts (a JSON list's elements; any other gold is one item). */
+function goldItems(gold: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(gold);
+    if (Array.isArray(parsed)) return parsed.map((item) => JSON.stringify(item));
+  } catch {
+    // not JSON: the gold itself, as a JSON string
+  }
+  return [JSON.stringify(gold)];
+}
+
+function rawGoldOf(row: Record<string, unknown>, decl: AuditDeclaration): string | undefined {
   const paths = decl.gold ? [decl.gold] : [...GOLD_FIELDS, ...GOLD_FIELDS.map((f) => `verifier_metadata.${f}`)];
   for (const path of paths) {
     const value = at(row, path);
@@ -169,10 +192,13 @@ function schemaOf(row: Record<string, unknown>): Record<string, unknown> | undef
 }
 
 export function contextOf(row: Record<string, unknown>, decl: AuditDeclaration): ProbeContext {
+  const raw = rawGoldOf(row, decl);
+  const call = decl.control_call;
   return {
     row,
     prompt: promptOf(row),
-    gold: goldOf(row, decl),
+    gold: raw === undefined ? undefined : joined(raw, decl.gold_join),
+    ...(call && raw !== undefined ? { controlCalls: goldItems(raw).map((item) => ({ name: call.name, arguments: call.arguments.replaceAll("{item}", item) })) } : {}),
     options: optionsOf(row, decl),
     tools: toolsOf(row),
     schema: schemaOf(row),
