@@ -85,7 +85,7 @@ describe("gym serve", () => {
     expect(await exited).toBe(0);
   });
 
-  it("names the missing pairs of an agent killed mid-batch and delivers every row of the other", async () => {
+  it("names the missing pairs of an agent stopped mid-batch and delivers every row of the other", async () => {
     const engine = await engineOf({ delayMs: 150 });
     const served = await gymServe([
       "--process-per-server",
@@ -110,7 +110,9 @@ describe("gym serve", () => {
     const error = await (async () => {
       for await (const row of streamRollouts(served.serviceUrl, { rows, concurrency: 4 })) {
         received.push(row);
-        if (received.length === 2) process.kill(victimPid, "SIGKILL");
+        // SIGTERM, not SIGKILL: a child that crashes is restarted on its port (orchestrate/start.ts) and the
+        // rows retried there may all succeed, while one stopped on purpose stays down, so rows are lost for sure.
+        if (received.length === 2) process.kill(victimPid, "SIGTERM");
       }
     })().catch((e: unknown) => e);
 
