@@ -54,24 +54,22 @@ export function emptyIncompleteResponse(params: ResponsesCreateParams, model: st
 
 /** The Chat Completions counterpart, for the `/v1/chat/completions` passthrough. */
 export function emptyLengthChatCompletion(model: string): Record<string, unknown> {
-  return {
-    id: newId("chatcmpl"),
-    object: "chat.completion",
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [{ index: 0, message: { role: "assistant", content: null }, finish_reason: "length", logprobs: null }],
-    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-  };
+  return chatCompletionOf(model, null, "length");
 }
 
 /** A whole Chat Completions answer of one assistant message (for adapters that answer without an engine). */
 export function textChatCompletion(model: string, text: string): Record<string, unknown> {
+  return chatCompletionOf(model, text, "stop");
+}
+
+/** One assistant message as a Chat Completions answer that no engine produced (so no tokens counted). */
+function chatCompletionOf(model: string, content: string | null, finishReason: "length" | "stop"): Record<string, unknown> {
   return {
     id: newId("chatcmpl"),
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop", logprobs: null }],
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason, logprobs: null }],
     usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
   };
 }
