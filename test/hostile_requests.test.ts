@@ -5,9 +5,8 @@
 // within bounds. With `--process-per-server`, a child that dies is restarted.
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { runGym, startGym, waitForOutput } from "./helpers/cli.js";
+import { headUrlIn, runGym, startGym, waitForOutput } from "./helpers/cli.js";
 import { bodyStartOnly, deepJson, jsonBodyOf, median, rawRequest, rssMb, slowClient, weatherRow as row } from "./helpers/hostile.js";
 
 const MiB = 1024 * 1024;
@@ -53,10 +52,8 @@ async function json<T>(url: string, init?: RequestInit): Promise<T> {
 }
 
 async function startEnv(extra: string[] = []) {
-  const headPort = await freePort();
-  const head = `http://127.0.0.1:${headPort}`;
-  const started = gym(["env", "start", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "--head-port", String(headPort), ...extra]);
-  await waitForOutput(started.child, (t) => t.includes("head server:"), 60_000);
+  const started = gym(["env", "start", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "--head-port", "0", ...extra]);
+  const head = headUrlIn(await waitForOutput(started.child, (t) => t.includes("head server:"), 60_000));
   const instances = await json<Instance[]>(`${head}/server_instances`);
   const url = (name: string) => instances.find((i) => i.process_name === name)!.url;
   return {

@@ -7,11 +7,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../src/orchestrate/start.js";
 import { engineOf } from "./helpers/scope.js";
 import { displayWidth } from "../src/cli/text_width.js";
 import { shellQuote } from "../src/orchestrate/slurm.js";
-import { GYM, readJsonlFile, REPO_ROOT, runGym, startGym, waitForOutput } from "./helpers/cli.js";
+import { GYM, headUrlIn, readJsonlFile, REPO_ROOT, runGym, startGym, stopChild, waitForOutput } from "./helpers/cli.js";
 import type { FakeEngine } from "./doubles/fake_engine.js";
 
 const EXAMPLE = join(REPO_ROOT, "src", "environments", "example_single_tool_call", "data", "example.jsonl");
@@ -107,13 +106,12 @@ describe("no silent hangs", () => {
     // Every model call hangs. Servers run in `gym env start`, so they outlive the collection and
     // what they still hold open afterwards can be seen.
     const engine = await engineOf({ faults: { seed: 1, hang: 1 } });
-    const headPort = await freePort();
-    const server = startGym(["env", "start", ...modelArgs(engine, { timeoutS: 600, retries: 0 }), "--head-port", String(headPort)]);
+    const server = startGym(["env", "start", ...modelArgs(engine, { timeoutS: 600, retries: 0 }), "--head-port", "0"]);
     try {
-      await waitForOutput(server, (t) => t.includes("head server:"));
+      const headUrl = headUrlIn(await waitForOutput(server, (t) => t.includes("head server:")));
       const output = join(dir, "deadline_out.jsonl");
       const run = await runGym(
-        ["eval", "run", "--no-serve", "--head-url", `http://127.0.0.1:${headPort}`, "--agent", AGENT, "-i", writeInput("deadline_in.jsonl", 2), "-o", output, "--quiet", "--rollout-timeout", "1"],
+        ["eval", "run", "--no-serve", "--head-url", headUrl, "--agent", AGENT, "-i", writeInput("deadline_in.jsonl", 2), "-o", output, "--quiet", "--rollout-timeout", "1"],
         { timeoutMs: 120_000 },
       );
       expect(run.code).toBe(4);
@@ -126,9 +124,7 @@ describe("no silent hangs", () => {
       while (engine.hangingNow() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       expect(engine.hangingNow()).toBe(0);
     } finally {
-      const exited = new Promise((resolve) => server.on("exit", resolve));
-      server.kill("SIGTERM");
-      await exited;
+      await stopChild(server);
     }
   });
 

@@ -10,7 +10,7 @@ import { Sandbox } from "../src/sandbox/runner.js";
 import { buildSandboxService } from "../src/sandbox/service.js";
 import type { SessionManager } from "../src/sandbox/sessions.js";
 import { processesOfUid } from "../src/sandbox/uids.js";
-import { runGym, startGym, waitForOutput } from "./helpers/cli.js";
+import { runGym, startGym, stopChild, waitForOutput } from "./helpers/cli.js";
 
 let sandbox: Sandbox;
 let app: FastifyInstance;
@@ -143,9 +143,7 @@ describe("gym sandbox", () => {
       });
       expect(await response.json()).toEqual({ process_status: "completed", stdout: "1024\n", stderr: "" });
     } finally {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      expect(await exited).toBe(0);
+      expect((await stopChild(child)).code).toBe(0);
     }
   });
 });

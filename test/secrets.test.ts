@@ -16,7 +16,7 @@ import routingProxy from "../src/models/routing_proxy.js";
 import { decodeGlobalConfigText } from "../src/orchestrate/nemo_gym_config.js";
 import { freePort } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { GYM, REPO_ROOT, readJsonlFile, runGym, startGym, waitForOutput } from "./helpers/cli.js";
+import { GYM, REPO_ROOT, headUrlIn, readJsonlFile, runGym, startGym, stopChild, waitForOutput } from "./helpers/cli.js";
 
 const KEY = `pw-${randomBytes(8).toString("hex")}`;
 const API_KEY = `sk-${randomBytes(8).toString("hex")}`;
@@ -192,16 +192,15 @@ describe("gym never shows the model URL's password or the API key", () => {
 
   for (const layout of ["one process", "process per server"]) {
     it(`env start (${layout}): head config dump, status --json, a rollout that authenticates, output files`, async () => {
-      const headPort = await freePort();
-      const headUrl = `http://127.0.0.1:${headPort}`;
-      const args = ["env", "start", ...MODEL_ARGS(secretUrl), "--head-port", String(headPort)];
+      // Port 0: the head takes a port of its own choosing, so no other test can take it first.
+      const args = ["env", "start", ...MODEL_ARGS(secretUrl), "--head-port", "0"];
       if (layout === "process per server") args.push("--process-per-server");
       const server = startGym(args);
       let printed = "";
       server.stdout!.on("data", (d: Buffer) => (printed += d.toString()));
       server.stderr!.on("data", (d: Buffer) => (printed += d.toString()));
       try {
-        await waitForOutput(server, (t) => t.includes("head server:"));
+        const headUrl = headUrlIn(await waitForOutput(server, (t) => t.includes("head server:")));
         const dump = decodeGlobalConfigText(await (await fetch(`${headUrl}/global_config_dict_yaml`)).text());
         expect(dump).toContain("user:***@127.0.0.1");
         expect(dump).not.toContain(KEY);
@@ -210,7 +209,7 @@ describe("gym never shows the model URL's password or the API key", () => {
         const instances = JSON.parse(status.stdout) as Array<{ replicas?: Array<{ url: string }> }>;
         expect(instances.flatMap((i) => i.replicas ?? []).map((r) => r.url)).toEqual([engine.baseUrl.replace("http://", "http://user:***@")]);
 
-        const output = join(dir, `rollouts_${headPort}.jsonl`);
+        const output = join(dir, `rollouts_${layout.replaceAll(" ", "_")}.jsonl`);
         const before = engine.requests.length;
         const run = await runGym(["eval", "run", "--no-serve", "--head-url", headUrl, "--agent", "example_single_tool_call_simple_agent", "-i", input, "-o", output, "--quiet"]);
         expect(run.code, run.stderr).toBe(0);
@@ -227,9 +226,7 @@ describe("gym never shows the model URL's password or the API key", () => {
         expect(filesContaining(dir, KEY)).toEqual([]);
         expect(filesContaining(dir, API_KEY)).toEqual([]);
       } finally {
-        const exited = new Promise((resolve) => server.once("exit", resolve));
-        server.kill("SIGTERM");
-        await exited;
+        await stopChild(server);
       }
     }, 90_000);
   }
@@ -238,8 +235,7 @@ describe("gym never shows the model URL's password or the API key", () => {
     // The children's temp dir is a fresh one, so anything they write there is found.
     const temp = join(dir, "tmp");
     mkdirSync(temp);
-    const headPort = await freePort();
-    const group = spawn(process.execPath, [GYM, "env", "start", ...MODEL_ARGS(secretUrl), "--head-port", String(headPort), "--process-per-server"], {
+    const group = spawn(process.execPath, [GYM, "env", "start", ...MODEL_ARGS(secretUrl), "--head-port", "0", "--process-per-server"], {
       cwd: REPO_ROOT,
       env: { ...process.env, TMPDIR: temp },
       stdio: ["ignore", "pipe", "pipe"],
@@ -247,11 +243,15 @@ describe("gym never shows the model URL's password or the API key", () => {
     });
     const exited = new Promise((resolve) => group.once("exit", resolve));
     try {
-      await waitForOutput(group, (t) => t.includes("head server:"));
+      const headUrl = headUrlIn(await waitForOutput(group, (t) => t.includes("head server:")));
       // Up and serving: whatever hand-off there was has happened.
-      expect((await fetch(`http://127.0.0.1:${headPort}/server_instances`)).status).toBe(200);
+      expect((await fetch(`${headUrl}/server_instances`)).status).toBe(200);
     } finally {
-      process.kill(-group.pid!, "SIGKILL");
+      try {
+        process.kill(-group.pid!, "SIGKILL");
+      } catch {
+        // The whole group is gone already (a failed start): the exit was seen by `exited`.
+      }
     }
     await exited;
     expect(filesContaining(temp, KEY)).toEqual([]);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MissingRolloutsError, RolloutStreamError, runRollouts, streamRollouts, type RolloutRow } from "../src/client/rollouts.js";
 import { engineOf, onTeardown } from "./helpers/scope.js";
-import { REPO_ROOT, runGym, NEMO_GYM_EXAMPLES, startGym, waitForOutput } from "./helpers/cli.js";
+import { NEMO_GYM_EXAMPLES, REPO_ROOT, runGym, startGym, stopChild, waitForOutput } from "./helpers/cli.js";
 
 
 function exampleRows(id: string, count: number, agent?: string): Array<Record<string, any>> {
@@ -80,9 +80,7 @@ describe("gym serve", () => {
       ["answered", "down_since", "failovers", "healthy", "in_flight", "last_error", "marked_down", "pool", "rejoined", "requests", "retryable_errors", "sticky_rollouts", "timeouts", "unreachable", "url"].sort(),
     );
 
-    const exited = new Promise<number | null>((resolve) => served.child.once("exit", (code) => resolve(code)));
-    served.child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect((await stopChild(served.child)).code).toBe(0);
   });
 
   it("names the missing pairs of an agent stopped mid-batch and delivers every row of the other", async () => {

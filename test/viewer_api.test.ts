@@ -12,7 +12,7 @@ import { startViewer, type Viewer } from "../src/viewer/server.js";
 import { BROWSER_SCRIPTS, viewerScript } from "../src/viewer/page.js";
 import { resultLine } from "../src/collect/lines.js";
 import { onTeardown } from "./helpers/scope.js";
-import { runGym, NEMO_GYM_EXAMPLES, REPO_ROOT, startGym, waitForOutput } from "./helpers/cli.js";
+import { NEMO_GYM_EXAMPLES, REPO_ROOT, runGym, startGym, stopChild, waitForOutput } from "./helpers/cli.js";
 import { writeViewerRun, XSS_IMG, XSS_SCRIPT, type ViewerRun } from "./fixtures/viewer/run.js";
 
 let dir: string;
@@ -389,9 +389,7 @@ describe("gym view (the command)", () => {
     expect(rollout.body.row.response.output.some((i: any) => i.type === "function_call")).toBe(true);
     expect((await get("/api/tasks/7", url)).body.group_level_metrics).toHaveLength(1);
 
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect((await stopChild(child)).code).toBe(0);
   });
 
   it("serves, from the built CLI, the page with the compiled browser script inline", async () => {
@@ -410,9 +408,7 @@ describe("gym view (the command)", () => {
     expect(script).toBe(BROWSER_SCRIPTS.map((name) => readFileSync(join(REPO_ROOT, "dist", "viewer", "browser", `${name}.js`), "utf8")).join("\n"));
     expect(script).toContain("/api/summary");
     expect(() => runInNewContext(`(function(){ return function(){ ${script} }; })`)).not.toThrow();
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect((await stopChild(child)).code).toBe(0);
   });
 
   it("refuses a missing rollouts file and a bad port with exit code 2", async () => {

@@ -60,6 +60,37 @@ export function waitForOutput(child: ChildProcess, predicate: (text: string) => 
   });
 }
 
+/** The head server's URL as `gym env start` prints it ("head server: URL"). */
+export function headUrlIn(text: string): string {
+  const url = /head server: (http:\/\/\S+)/.exec(text)?.[1];
+  if (url === undefined) throw new Error(`no "head server:" line in: ${text}`);
+  return url;
+}
+
+/**
+ * Sends `signal` and waits for the child to exit. A child that already exited resolves at once: an
+ * early exit (a failed start) must surface as the test's own error, not hang its clean-up waiting for
+ * an exit event that has passed. A child still there after `graceMs` is killed and the wait fails.
+ */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", graceMs = 60_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  const gone = () => ({ code: child.exitCode, signal: child.signalCode });
+  if (child.exitCode !== null || child.signalCode !== null) return gone();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, sig) => resolve({ code, signal: sig })));
+  child.kill(signal);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`pid ${child.pid} did not exit within ${graceMs / 1000} s of ${signal}`));
+    }, graceMs);
+  });
+  try {
+    return await Promise.race([exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The JSON objects of a JSONL file (an absent file reads as none). */
 export function readJsonlFile(path: string): Array<Record<string, any>> {
   if (!existsSync(path)) return [];
