@@ -1,4 +1,4 @@
-// Tool-call parsers of the raw-token path. Fixtures: for DeepSeek-V3, Mistral Nemo, Qwen3-Coder and Llama 3.1, the chat
+// Tool-call parsers of the raw-token path. Fixtures: for Qwen3 (hermes), DeepSeek-V3, Mistral Nemo, Qwen3-Coder, Llama 3.1 and gpt-oss, the chat
 // templates the npm devDependencies ship, rendered by Python jinja2 the way transformers'
 // apply_chat_template does (test/fixtures/tokens/generate_tool_parsers.py) — Gymkit must render the
 // same text, read the assistant turn the template wrote back as the same tool calls (and the same
