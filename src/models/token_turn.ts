@@ -4,7 +4,6 @@
 // with the token fields on the last one.
 import { HttpError } from "../http/errors.js";
 import type { ResponseObject, ResponsesCreateParams } from "../protocol/index.js";
-import { renderChatTemplate } from "../tokens/chat_template.js";
 import { parseCompletion, resolveToolCallFormat, templateToolCallFormat, TOOL_CALL_FORMATS, type ParsedCompletion, type ToolCallFormat } from "../tokens/parse_completion.js";
 import { splitThink } from "../tokens/think.js";
 import { callTokensOf, NonContiguousError, onPolicyPromptIds } from "../tokens/prefix.js";
@@ -85,7 +84,21 @@ export function endOfTurnId(tokenizer: ChatTokenizer, configured: string | null 
   return id;
 }
 
+type Render = typeof import("../tokens/chat_template.js").renderChatTemplate;
+let renderChatTemplate: Render | undefined;
+
+/**
+ * Loads the chat-template renderer (@huggingface/jinja) that `buildTokenPrompt` uses. Only token-id
+ * calls render a template, so it is imported on the first one instead of at every start-up (issue 23).
+ */
+export async function loadChatTemplates(): Promise<void> {
+  renderChatTemplate ??= (await import("../tokens/chat_template.js")).renderChatTemplate;
+}
+
+/** Call `loadChatTemplates()` once before the first call. */
 export function buildTokenPrompt(params: ResponsesCreateParams, config: TokenTurnConfig): TokenPrompt {
+  const renderTemplate = renderChatTemplate;
+  if (!renderTemplate) throw new Error("buildTokenPrompt: await loadChatTemplates() first");
   const { tokenizer, label } = config;
   const tools = chatTools(params.tools);
   const template = (tools && tokenizer.toolUseTemplate) || tokenizer.chatTemplate;
@@ -100,7 +113,7 @@ export function buildTokenPrompt(params: ResponsesCreateParams, config: TokenTur
   }
   const messages = templateMessages(toChatMessages(params, config.replaceDeveloperRoleWithSystem), format);
   const render = (addGenerationPrompt: boolean) =>
-    renderChatTemplate(template, { messages, tools, addGenerationPrompt, bosToken: tokenizer.bosToken, eosToken: tokenizer.eosToken, kwargs: config.chatTemplateKwargs });
+    renderTemplate(template, { messages, tools, addGenerationPrompt, bosToken: tokenizer.bosToken, eosToken: tokenizer.eosToken, kwargs: config.chatTemplateKwargs });
   let text: string;
   try {
     text = render(true);

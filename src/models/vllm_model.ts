@@ -15,7 +15,7 @@ import { EngineCallFields, HeadersField, retryPolicy, withSamplingOverrides } fr
 import { emptyIncompleteResponse } from "./response_object.js";
 import { buildModelServer } from "./server.js";
 import { asHttpApp } from "../http/server.js";
-import { buildTokenPrompt, endOfTurnId, engineStopIds, responseFromRawCompletion, toolCallFormatOf, type TokenTurnConfig } from "./token_turn.js";
+import { buildTokenPrompt, endOfTurnId, engineStopIds, loadChatTemplates, responseFromRawCompletion, toolCallFormatOf, type TokenTurnConfig } from "./token_turn.js";
 import { TOOL_CALL_FORMATS } from "../tokens/tool_parsers.js";
 
 export const VLLMModelConfig = z.strictObject({
@@ -104,6 +104,7 @@ async function tokenPromptResponse(
   if (choiceOfTool !== undefined && choiceOfTool !== null && choiceOfTool !== "auto" && choiceOfTool !== "none") {
     throw new HttpError(400, `${ID}: tool_choice ${JSON.stringify(choiceOfTool)} cannot be enforced with on_policy_prompts (token-id prompts run no tool parser); use "auto"`);
   }
+  await loadChatTemplates();
   const prompt = buildTokenPrompt(params, turn);
   const body: Record<string, unknown> = {
     model: config.model,
