@@ -13,8 +13,9 @@ export interface ProtocolSettings {
   /** Episodes (sessions) a protocol holds at once on this environment; past it new ones are refused. */
   maxSessions: number;
   /**
-   * OpenEnv's `session_timeout` (the OpenEnv layer's): seconds a session may go without activity
-   * before it is closed and its slot freed (none: sessions live as long as their connection).
+   * Seconds a session (OpenEnv, MCP or ORS) may go without activity before it is closed, its episode
+   * ended and its slot freed (OpenEnv's `session_timeout`). None: OpenEnv and MCP sessions live as long
+   * as their client keeps them; ORS sessions get its reference server's 900 s.
    */
   sessionTimeout?: number;
   /** How often idle sessions are looked for, in seconds (default OpenEnv's: a quarter of the timeout, at least 5). */

@@ -17,16 +17,25 @@
 // `finished: true`. A session's calls run one at a time (the episode serialises them). HTTP errors are
 // FastAPI's `{"detail": "..."}`: 400 bad split/index or duplicate session, 404 unknown environment or
 // session, 503 at capacity.
+//
+// Idle sessions: as the reference server's reaper (a session not pinged nor used for 900 s is deleted),
+// with the timeout `--session-timeout S` gives (ProtocolSettings.sessionTimeout; 900 s when not given).
+// A create, ping or any request naming the session counts as activity, and a session is not reaped
+// while one of its requests runs. A request naming a reaped session gets the reference's 404 "Active
+// environment not found", saying it timed out.
 import { randomUUID } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { EnvironmentBridge, Episode, StepOutcome } from "../episode.js";
 import { EpisodeError } from "../errors.js";
 import type { ProtocolLayer, ProtocolMount } from "../gateway.js";
+import { expiredText, IdleSessions } from "../idle.js";
 
 export const ORS_COMMIT = "a399408";
 export const ORS_SPLIT = "test";
 export const SUBMIT_TOOL = "submit_answer";
 const CHUNK = 4096;
+/** The reference server's stale-session threshold (its reaper's `stale_threshold`), seconds. */
+export const ORS_SESSION_TIMEOUT = 900;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -105,6 +114,15 @@ function outcomeBlocks(outcome: StepOutcome): Array<Record<string, unknown>> {
 
 function mount({ app, prefix, bridge, settings, onClose }: ProtocolMount): void {
   const sessions = new Map<string, Session>();
+  const idle = IdleSessions.from<string>(
+    settings,
+    async (sid) => {
+      const session = sessions.get(sid);
+      sessions.delete(sid);
+      await session?.episode?.close();
+    },
+    ORS_SESSION_TIMEOUT,
+  );
   const detail = (reply: FastifyReply, status: number, message: string) => reply.code(status).send({ detail: message });
   const sidOf = (request: FastifyRequest) => {
     const header = request.headers["x-session-id"];
@@ -128,12 +146,16 @@ function mount({ app, prefix, bridge, settings, onClose }: ProtocolMount): void 
     }
     return true;
   };
-  /** The live episode of the request's session, or the reference server's 400/404/410. */
+  /** The reference server's 404 for a session it does not hold, saying so when it timed out. */
+  const notFound = (reply: FastifyReply, sid: string) =>
+    detail(reply, 404, idle.wasReaped(sid) && idle.timeout !== undefined ? `Active environment not found: session ${sid} was ${expiredText(idle.timeout)}; create a new one` : "Active environment not found");
+  /** The live episode of the request's session (now active), or the reference server's 400/404. */
   const live = (request: FastifyRequest, reply: FastifyReply): Episode | undefined => {
     const sid = sidOf(request);
     if (!sid) return void detail(reply, 400, "X-Session-ID header is required"), undefined;
     const session = sessions.get(sid);
-    if (!session?.episode) return void detail(reply, 404, "Active environment not found"), undefined;
+    if (!session?.episode) return void notFound(reply, sid), undefined;
+    idle.touch(sid);
     return session.episode;
   };
 
@@ -164,7 +186,9 @@ function mount({ app, prefix, bridge, settings, onClose }: ProtocolMount): void 
   app.post(`${prefix}/ping`, async (request, reply) => {
     const sid = sidOf(request);
     if (!sid) return detail(reply, 400, "X-Session-ID header is required");
-    return sessions.has(sid) ? { status: "ok" } : detail(reply, 404, "Active environment not found");
+    if (!sessions.has(sid)) return notFound(reply, sid);
+    idle.touch(sid);
+    return { status: "ok" };
   });
   app.post(`${prefix}/create`, async (request, reply) => {
     const sid = sidOf(request);
@@ -181,14 +205,16 @@ function mount({ app, prefix, bridge, settings, onClose }: ProtocolMount): void 
     if (sessions.size >= settings.maxSessions) return detail(reply, 503, `Server at capacity (${sessions.size}/${settings.maxSessions} sessions)`);
     const session: Session = { tools: [] };
     sessions.set(sid, session);
+    idle.add(sid);
     const episode = bridge.episode();
     try {
-      const observation = await episode.reset(hasSpec ? { row: body.task_spec as Record<string, unknown> } : { index: body.index as number });
+      const observation = await idle.during(sid, () => episode.reset(hasSpec ? { row: body.task_spec as Record<string, unknown> } : { index: body.index as number }));
       session.episode = episode;
       session.tools = [...toolSpecs(observation.tools), SUBMIT];
       session.first = observation.text;
     } catch (error) {
       sessions.delete(sid);
+      idle.remove(sid);
       await episode.close();
       if (error instanceof EpisodeError) return detail(reply, error.code === "environment_error" ? 502 : 400, error.message);
       throw error;
@@ -198,7 +224,10 @@ function mount({ app, prefix, bridge, settings, onClose }: ProtocolMount): void 
   const remove = async (request: FastifyRequest) => {
     const sid = sidOf(request);
     const session = sid === undefined ? undefined : sessions.get(sid);
-    if (sid !== undefined) sessions.delete(sid);
+    if (sid !== undefined) {
+      sessions.delete(sid);
+      idle.remove(sid);
+    }
     await session?.episode?.close();
     return { sid: sid ?? null };
   };
@@ -237,10 +266,12 @@ function mount({ app, prefix, bridge, settings, onClose }: ProtocolMount): void 
     try {
       if (body.name === SUBMIT_TOOL) {
         if (typeof body.input.answer !== "string") throw new EpisodeError("invalid_args", "submit_answer takes {answer: string}");
-        const outcome = await episode.submit(body.input.answer);
+        const answer = body.input.answer;
+        const outcome = await idle.during(sidOf(request)!, () => episode.submit(answer));
         result = { ok: true, output: { blocks: outcomeBlocks(outcome), metadata: outcome.verify ?? null, reward: outcome.reward, finished: outcome.done } };
       } else {
-        const outcome = await episode.callTool(body.name, body.input);
+        const { name, input } = body;
+        const outcome = await idle.during(sidOf(request)!, () => episode.callTool(name, input));
         const reward = bridge.kind === "gymnasium" ? outcome.reward : null;
         result = { ok: true, output: { blocks: outcomeBlocks(outcome), metadata: null, reward, finished: outcome.done } };
       }
@@ -252,6 +283,7 @@ function mount({ app, prefix, bridge, settings, onClose }: ProtocolMount): void 
   });
 
   onClose(async () => {
+    idle.stop();
     await Promise.allSettled([...sessions.values()].map((s) => s.episode?.close()));
     sessions.clear();
   });
