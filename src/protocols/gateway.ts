@@ -45,6 +45,8 @@ export interface ProtocolLayer {
   name: string;
   /** One line for `gym env status` and `--help`. */
   summary: string;
+  /** The path its clients are given, as `gym env status` lists it (default `/<name>`; "" the gateway's root). */
+  endpointPath?: string;
   mount(context: ProtocolMount): void | Promise<void>;
 }
 
@@ -92,7 +94,7 @@ export async function buildGateway(bridge: EnvironmentBridge, layers: readonly P
   return app;
 }
 
-/** Builds and starts a gateway; its endpoints are `<url>/<protocol>`. */
+/** Builds and starts a gateway; its endpoints are `<url>/<protocol>` (or the layer's endpointPath). */
 export async function startGateway(
   bridge: EnvironmentBridge,
   layers: readonly ProtocolLayer[],
@@ -108,7 +110,7 @@ export async function startGateway(
   }
   return {
     url,
-    endpoints: layers.map((layer) => ({ environment: bridge.name, protocol: layer.name, url: `${url}/${layer.name}` })),
+    endpoints: layers.map((layer) => ({ environment: bridge.name, protocol: layer.name, url: `${url}${layer.endpointPath ?? `/${layer.name}`}` })),
     close: () => app.close(),
   };
 }
