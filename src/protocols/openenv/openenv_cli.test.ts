@@ -121,9 +121,9 @@ describe("gym env start --protocols", () => {
     for (const [i, prompt] of prompts.entries()) openEnvRewards.push(await openEnvReward(openenvUrl!, i, answerFor(prompt, i)));
     expect(openEnvRewards).toEqual(evalRewards);
     const answers = prompts.map((prompt, i) => answerFor(prompt, i));
-    expect(await mcpRewards(mcpUrl!, answers)).toEqual(evalRewards);
-    const orsRewards: number[] = [];
-    for (const [i, answer] of answers.entries()) orsRewards.push(await orsReward(orsUrl!, i, answer));
+    // MCP's one session and ORS's session per row at once (ORS sessions are independent of each other).
+    const [mcpRewardList, orsRewards] = await Promise.all([mcpRewards(mcpUrl!, answers), Promise.all(answers.map((answer, i) => orsReward(orsUrl!, i, answer)))]);
+    expect(mcpRewardList).toEqual(evalRewards);
     expect(orsRewards).toEqual(evalRewards);
   }, 200_000);
 });
