@@ -170,6 +170,21 @@ export function responseObjectAsParsed(v: unknown): Json | undefined {
 }
 
 const VERIFY_KEYS = ["responses_create_params", "agent_ref", "response"];
+const VERIFY = orderOf(VERIFY_KEYS);
+const AGENT_REF = orderOf(["type", "name"]);
+
+/** VerifyRequest.parse(v) for an environment without row fields of its own, or undefined when not sure. */
+function plainVerifyRequest(v: unknown): Json | undefined {
+  if (!isObject(v)) return undefined;
+  const ref = v.agent_ref;
+  if (ref !== undefined && !(isObject(ref) && (ref.type === undefined || ref.type === "responses_api_agents") && typeof ref.name === "string")) return undefined;
+  const params = createParamsAsParsed(v.responses_create_params);
+  const response = params && responseObjectAsParsed(v.response);
+  if (!response) return undefined;
+  let out = withValue(withValue(v, "responses_create_params", params), "response", response);
+  if (ref !== undefined) out = withValue(out, "agent_ref", ordered(ref, AGENT_REF));
+  return ordered(out, VERIFY);
+}
 
 /**
  * For an environment's `/verify`: VerifyRequest extended with `rowFields`, parsed, or undefined when
@@ -179,6 +194,7 @@ const VERIFY_KEYS = ["responses_create_params", "agent_ref", "response"];
  */
 export function verifyRequestParser(rowFields: z.ZodRawShape = {}): (v: unknown) => Json | undefined {
   if (VERIFY_KEYS.some((key) => Object.hasOwn(rowFields, key))) return () => undefined;
+  if (Object.keys(rowFields).length === 0) return plainVerifyRequest;
   const outline = z.looseObject({ responses_create_params: z.unknown(), agent_ref: AgentRef.optional(), response: z.unknown(), ...rowFields });
   return (v) => {
     if (!isObject(v)) return undefined;
