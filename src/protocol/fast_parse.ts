@@ -5,7 +5,7 @@
 // default these schemas fill in (a reasoning item's `summary: []`). Objects already in that order
 // are returned as they are (no copy: the body was parsed for this request alone); others are copied
 // in that order. `undefined` means "not sure": the caller runs the schema, which gives the exact value
-// or the exact 422. Byte-identical to the schema's output is what src/protocol/fast_parse.test.ts
+// or the exact 422. Byte-identical to the schema's output is what src/protocol/fast_check.test.ts
 // checks, on mutated and reordered bodies. Schemas of ./responses.ts and ./rows.ts (NVIDIA-NeMo/Gym
 // 07d6b0d's models); a schema change needs the same change here and in ./fast_check.ts.
 import { z } from "zod";
