@@ -1,8 +1,6 @@
 // Engine replicas behind vllm_model, with real servers on 127.0.0.1: three replicas, one killed
 // mid-run — every rollout completes, live rollouts stay on their replica, the dead one is taken out
 // (counters say so in the status `gym env status --json` prints), and it rejoins once it answers.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveCliConfig } from "../src/cli/config_args.js";
 import { runRollouts } from "../src/client/rollouts.js";
@@ -15,17 +13,7 @@ import { buildInstance, startServers } from "../src/orchestrate/start.js";
 import { serverStatus } from "../src/orchestrate/status.js";
 import type { FakeEngine } from "./doubles/fake_engine.js";
 import { engineOf, onTeardown } from "./helpers/scope.js";
-import { NEMO_GYM_EXAMPLES } from "./helpers/cli.js";
-
-
-function weatherRows(count: number): Array<Record<string, any>> {
-  const base = JSON.parse(readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0]!);
-  return Array.from({ length: count }, (_, i) => {
-    const row = structuredClone(base);
-    row.responses_create_params.input[1].content = `what's it like in sf? (question ${i})`;
-    return row;
-  });
-}
+import { weatherRows } from "./helpers/single_tool_servers.js";
 
 /** The question (= task, one repeat each) a model call belongs to. */
 const questionOf = (body: Record<string, unknown>) => Number(/\(question (\d+)\)/.exec(JSON.stringify(body.messages))?.[1]);

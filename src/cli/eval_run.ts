@@ -11,7 +11,7 @@ import { collateRunInput } from "../benchmarks/run_input.js";
 import { datasetRepeats } from "../collect/split_input.js";
 import { benchmarkCacheDir } from "../benchmarks/prepare.js";
 import { closeDispatcher } from "../http/client.js";
-import { adaptiveLimits, describeLimits, describeSettled, setAutoConcurrency } from "../http/adaptive_limit.js";
+import { adaptiveLimits, describeSettled, setAutoConcurrency } from "../http/adaptive_limit.js";
 import { autoAdmission } from "../collect/auto_admission.js";
 import { totalRetries, type RetryStats } from "../http/retry_stats.js";
 import { RunRetries } from "../orchestrate/retry_totals.js";
@@ -26,13 +26,15 @@ import { EngineWatch } from "../orchestrate/engine_watch.js";
 import { agentNamesOf, checkBeforeStart, renderDryRun } from "../orchestrate/run_preflight.js";
 import { nemoGymLaunchNotice, nemoGymStartOptions, resolveCliConfig, type CliConfigOptions } from "./config_args.js";
 import { EXIT, UsageError } from "./exit.js";
-import { describeRetries, ProgressPrinter } from "./progress.js";
+import { describeRetries, describeRunLimits, ProgressPrinter } from "./progress.js";
 import { headUrlOf, parseModelServerFlags, parseRunOptions, parseShardAndResume, type RunFlags } from "./run_options.js";
 
 type EvalRunOptions = CliConfigOptions & RunFlags & { dryRun?: boolean; view?: boolean; viewPort?: string };
 
 /** How often the retry counters of servers in other processes are asked for, for the live line. */
 const REMOTE_RETRIES_EVERY_MS = 5_000;
+/** … and of their `--concurrency auto` limits, when the run has them. */
+const REMOTE_LIMITS_EVERY_MS = 1_000;
 
 export async function evalRun(overrides: string[], options: EvalRunOptions): Promise<void> {
   // A self-hosted server's port is fixed first: the policy's base URL (unless --model-url) points at it.
@@ -53,7 +55,8 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
   // `--concurrency auto`: on before any server starts (servers of other processes inherit it).
   const admission = run.auto ? autoAdmission(run.auto, { localGates: options.serve && !options.processPerServer }) : undefined;
   setAutoConcurrency(run.auto);
-  const limits = admission ? () => [`rollouts ${admission.limit}`, describeLimits().replace(/^limits /, "")].filter(Boolean).join(", ") : undefined;
+  // With a process per server the engine, judge and sandbox limits are the servers' (reported at GET /retries).
+  const limits = admission ? () => describeRunLimits(admission.limit, [...adaptiveLimits(), ...(retries?.limits ?? [])]) : undefined;
   // Made first, so every message of the run goes through it and never lands inside the live line.
   const printer = new ProgressPrinter({ quiet: options.quiet, retries: () => retries?.current(), ...(limits ? { limits } : {}) });
   const notice = (message: string) => printer.notice(message);
@@ -200,7 +203,8 @@ export async function evalRun(overrides: string[], options: EvalRunOptions): Pro
     if (agentUrls.size === 0) throw new UsageError("the config defines no agent (responses_api_agents); add --resources-server ID or a config that defines one");
     const running = retries;
     if (running.remoteProcesses > 0) {
-      remotePoll = setInterval(() => void running.refresh(), REMOTE_RETRIES_EVERY_MS);
+      // More often with `--concurrency auto`: the live line shows the servers' limits as they move.
+      remotePoll = setInterval(() => void running.refresh(), run.auto ? REMOTE_LIMITS_EVERY_MS : REMOTE_RETRIES_EVERY_MS);
       remotePoll.unref();
     }
 

@@ -4,6 +4,7 @@
 // cleared at the end. Retried calls and a stall report (what is in flight when nothing finishes) are
 // part of it, so neither a run that limps nor one that hangs looks healthy.
 import type { Progress, Stall } from "../collect/collect.js";
+import { describeLimits, type LimitNow } from "../http/adaptive_limit.js";
 import { RETRY_CLASSES, totalRetries, type RetryStats } from "../http/retry_stats.js";
 import { fitToWidth, printable } from "./text_width.js";
 
@@ -90,6 +91,15 @@ export class ProgressPrinter {
     const retries = this.options.retries?.();
     return formatProgress(p, retries, this.options.limits?.());
   }
+}
+
+/**
+ * The `--concurrency auto` part of the live line: the rollout admission, then every adaptive limit of
+ * this process and of the processes the servers run in (`--process-per-server`, as last reported), e.g.
+ * `rollouts 40, model 18`.
+ */
+export function describeRunLimits(rollouts: number, limits: readonly LimitNow[]): string {
+  return [`rollouts ${rollouts}`, describeLimits(limits).replace(/^limits /, "")].filter(Boolean).join(", ");
 }
 
 export function formatProgress(p: Progress, retries?: RetryStats, limits?: string): string {

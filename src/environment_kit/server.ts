@@ -9,6 +9,7 @@ import { asHttpApp, createServer, rolloutBodyLimit } from "../http/server.js";
 import { aggregateMetrics as defaultAggregate, rolloutInfoIntKeys } from "../metrics/aggregate.js";
 import type { InstanceContext } from "../http/implementation.js";
 import { AggregateMetricsRequest, ResponseObject, ResponsesCreateParams, VerifyRequest } from "../protocol/index.js";
+import { verifyRequestParser } from "../protocol/fast_parse.js";
 import { asNemoGymCreateParams, asNemoGymResponse } from "../protocol/nemo_gym_models.js";
 import { agentMetricsFloats, ROLLOUT_FLOATS, type FloatShape } from "../protocol/python_json.js";
 import type { EnvironmentContext, EnvironmentDefinition, SeedInput, ToolDefinition, VerifyInput, VerifyResult } from "./types.js";
@@ -64,8 +65,10 @@ export async function buildEnvironmentServer<C, S, R>(
     });
 
     const verifySchema = VerifyRequest.extend(definition.rowFields ?? {});
+    // What the schema would give, without zod on the rollout's two large members; the schema when unsure.
+    const quickVerify = verifyRequestParser(definition.rowFields);
     app.post("/verify", carriesRollouts, async (request, reply) => {
-      const verifyRequest = parseOr422(verifySchema, request.body) as VerifyInput<any>;
+      const verifyRequest = (quickVerify(request.body) ?? parseOr422(verifySchema, request.body)) as VerifyInput<any>;
       // Over MCP, clients namespace tool names (mcp__<server>__<tool>): scored bare, echoed as emitted.
       const scored = mcpTokens ? withNormalizedToolNames(verifyRequest, instance.name) : verifyRequest;
       // A judge that could not be asked is a `judge_failed` failure of the rollout, never a zero.

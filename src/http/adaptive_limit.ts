@@ -466,8 +466,19 @@ export function describeSettled(list: AdaptiveLimit[] = adaptiveLimits()): strin
     .join(", ");
 }
 
+/** A limiter's name and current limit: what another process reports of its own (`GET /retries`). */
+export interface LimitNow {
+  name: string;
+  limit: number;
+}
+
+/** This process's limiters as they stand, for other processes' live lines. */
+export function limitsNow(): LimitNow[] {
+  return adaptiveLimits().map((l) => ({ name: l.name, limit: l.limit }));
+}
+
 /** E.g. `limits model 18, judge 12`: for the live line; empty when auto concurrency made no limiter. */
-export function describeLimits(list: AdaptiveLimit[] = adaptiveLimits()): string {
+export function describeLimits(list: readonly LimitNow[] = adaptiveLimits()): string {
   if (list.length === 0) return "";
   const counts = new Map<string, number>();
   for (const l of list) counts.set(l.name, (counts.get(l.name) ?? 0) + 1);

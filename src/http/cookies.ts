@@ -21,6 +21,8 @@ export function sessionCookie(name: string, value: string): string {
 /** A minimal cookie jar: name → value, fed by Set-Cookie headers, rendered as a Cookie header. */
 export class CookieJar {
   private readonly cookies = new Map<string, string>();
+  /** The Cookie header as last rendered; dropped when a value changes (every server re-sets the same cookie on every reply). */
+  private rendered: string | undefined;
 
   constructor(initial?: Record<string, string>) {
     for (const [k, v] of Object.entries(initial ?? {})) this.cookies.set(k, v);
@@ -36,13 +38,17 @@ export class CookieJar {
       const name = first.slice(0, eq).trim();
       let value = first.slice(eq + 1).trim();
       if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-      this.cookies.set(name, decodeURIComponentSafe(value));
+      const decoded = decodeURIComponentSafe(value);
+      if (this.cookies.get(name) === decoded) continue;
+      this.cookies.set(name, decoded);
+      this.rendered = undefined;
     }
   }
 
   header(): string | undefined {
     if (this.cookies.size === 0) return undefined;
-    return [...this.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+    this.rendered ??= [...this.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+    return this.rendered;
   }
 
   toJSON(): Record<string, string> {

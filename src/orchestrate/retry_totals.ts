@@ -5,7 +5,9 @@
 // what grew since its start. The limit: counters are per process, not per client, so with `--no-serve`
 // the retries of anyone else using the same servers during the run (another collector, a trainer
 // through `gym serve`) are counted too; and a server that is not Gymkit's (no `GET /retries`) is
-// reported as uncounted, not guessed.
+// reported as uncounted, not guessed. The same reply carries each process's `--concurrency auto`
+// limits as they stand, which the live line shows next to this process's own.
+import type { LimitNow } from "../http/adaptive_limit.js";
 import { addRetryStats, emptyRetryStats, retryStats, retryStatsSince, RETRIES_PATH, type RetryStats } from "../http/retry_stats.js";
 import { callJson, joinUrl, NO_RETRY } from "../http/client.js";
 
@@ -25,13 +27,21 @@ function otherProcesses(instances: readonly Located[]): string[] {
   return [...seen.values()];
 }
 
-async function fetchStats(url: string): Promise<RetryStats | undefined> {
+interface Fetched {
+  stats: RetryStats | undefined;
+  limits: LimitNow[];
+}
+
+const isLimit = (v: unknown): v is LimitNow => typeof v === "object" && v !== null && typeof (v as LimitNow).name === "string" && Number.isFinite((v as LimitNow).limit);
+
+async function fetchStats(url: string): Promise<Fetched> {
   try {
-    const reply = await callJson<{ retries?: RetryStats }>(joinUrl(url, RETRIES_PATH), { retry: NO_RETRY, timeoutMs: 5_000 });
-    return reply.retries ? addRetryStats(emptyRetryStats(), reply.retries) : undefined;
+    const reply = await callJson<{ retries?: RetryStats; limits?: unknown }>(joinUrl(url, RETRIES_PATH), { retry: NO_RETRY, timeoutMs: 5_000 });
+    const limits = Array.isArray(reply.limits) ? reply.limits.filter(isLimit).map(({ name, limit }) => ({ name, limit })) : [];
+    return { stats: reply.retries ? addRetryStats(emptyRetryStats(), reply.retries) : undefined, limits };
   } catch {
     // A server that does not serve the counters (not Gymkit's, or gone): it is named in `uncounted`.
-    return undefined;
+    return { stats: undefined, limits: [] };
   }
 }
 
@@ -40,6 +50,8 @@ export class RunRetries {
   private remote = emptyRetryStats();
   /** Processes whose counters could not be read at the last refresh. */
   uncounted = 0;
+  /** The other processes' adaptive limits at the last refresh (in the order of `urls`). */
+  limits: LimitNow[] = [];
 
   private constructor(
     private readonly urls: string[],
@@ -49,15 +61,19 @@ export class RunRetries {
   /** Takes the baseline now, before the run's first call. */
   static async start(instances: readonly Located[]): Promise<RunRetries> {
     const urls = otherProcesses(instances);
-    return new RunRetries(urls, await Promise.all(urls.map(fetchStats)));
+    const fetched = await Promise.all(urls.map(fetchStats));
+    const run = new RunRetries(urls, fetched.map((f) => f.stats));
+    run.limits = fetched.flatMap((f) => f.limits);
+    return run;
   }
 
   /** Asks the other processes again; `current` includes what they said. */
   async refresh(): Promise<void> {
-    const now = await Promise.all(this.urls.map(fetchStats));
+    const fetched = await Promise.all(this.urls.map(fetchStats));
     const total = emptyRetryStats();
     let uncounted = 0;
-    now.forEach((stats, i) => {
+    this.limits = fetched.flatMap((f) => f.limits);
+    fetched.forEach(({ stats }, i) => {
       const start = this.remoteStart[i];
       if (!stats || !start) uncounted++;
       else addRetryStats(total, retryStatsSince(stats, start));

@@ -9,13 +9,13 @@
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-const isPlainObject = (v: unknown): v is Json => isObject(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+export const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isPlainObject = (v: unknown): v is Json => isObject(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
 const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const isInt = (v: unknown): boolean => Number.isSafeInteger(v);
 const nullish = (v: unknown): boolean => v === undefined || v === null;
-const nullishString = (v: unknown): boolean => nullish(v) || typeof v === "string";
-const nullishBoolean = (v: unknown): boolean => nullish(v) || typeof v === "boolean";
+export const nullishString = (v: unknown): boolean => nullish(v) || typeof v === "string";
+export const nullishBoolean = (v: unknown): boolean => nullish(v) || typeof v === "boolean";
 const nullishNumber = (v: unknown): boolean => nullish(v) || isNumber(v);
 const nullishInt = (v: unknown): boolean => nullish(v) || isInt(v);
 const anything = (): boolean => true;
@@ -36,7 +36,7 @@ const isContent = (v: unknown): boolean => typeof v === "string" || every(v, isT
 const ROLES = new Set(["user", "system", "developer", "assistant"]);
 
 /** An input item; only the kinds InputItem knows (any other is left to the schema). */
-function isInputItem(v: unknown): boolean {
+export function isInputItem(v: unknown): boolean {
   if (!isObject(v)) return false;
   switch (v.type) {
     case undefined:
