@@ -38,9 +38,13 @@ const CASES: Array<[string, string[]]> = [
   ["ugphysics_judge", ["null.echo_prompt=0.5"]], // row 0 only: its given g = 10 is its answer
   ["example_multi_turn_gymnasium", ["wrong.negation", "wrong.in_think", "guess.integers=0.5"]], // row 1's gold is 20, row 0's "Eiffel"
   ["reasoning_gym", ["wrong.negation", "guess.all_boxes", "wrong.zero_width=0.65"]], // partial credit 0.3 + 0.7 x 1/2
+  // Rewarded on tool outputs: candidate values written through return_constant, the gold among them.
+  ["math_advanced_calculations", ["guess.tool_values"]],
 ];
 // Rows without a gold answer have no positive control.
-const NO_CONTROL = new Set(["over_refusal_detection", "jailbreak_detection", "inverse_if"]);
+// math_advanced_calculations' control writes the gold through return_constant, which strict rightly no
+// longer counts (its strict tests show computed values still earn 1).
+const NO_CONTROL = new Set(["over_refusal_detection", "jailbreak_detection", "inverse_if", "math_advanced_calculations"]);
 
 describe("gym env audit ID ++ID.resources_servers.ID.strict=true", () => {
   for (const [id, written] of CASES) {

@@ -194,6 +194,12 @@ function schemaOf(row: Record<string, unknown>): Record<string, unknown> | undef
 }
 
 /** `sideGold`: the gold audit.yaml's `gold_from` finds for the row in a side file (used when the row has none). */
+/** The control's calls (one per gold item), and the same call with any value for guess.tool_values. */
+function controlOf(call: { name: string; arguments: string }, items: string[]): Pick<ProbeContext, "controlCalls" | "controlItems" | "controlCallWith"> {
+  const controlCallWith = (item: string) => ({ name: call.name, arguments: call.arguments.replaceAll("{item}", item) });
+  return { controlCalls: items.map(controlCallWith), controlItems: items, controlCallWith };
+}
+
 export function contextOf(row: Record<string, unknown>, decl: AuditDeclaration, sideGold?: string): ProbeContext {
   const raw = rawGoldOf(row, decl) ?? sideGold;
   const call = decl.control_call;
@@ -201,7 +207,7 @@ export function contextOf(row: Record<string, unknown>, decl: AuditDeclaration, 
     row,
     prompt: promptOf(row),
     gold: raw === undefined ? undefined : joined(raw, decl.gold_join),
-    ...(call && raw !== undefined ? { controlCalls: goldItems(raw).map((item) => ({ name: call.name, arguments: call.arguments.replaceAll("{item}", item) })) } : {}),
+    ...(call && raw !== undefined ? controlOf(call, goldItems(raw)) : {}),
     options: optionsOf(row, decl),
     tools: toolsOf(row),
     schema: schemaOf(row),
