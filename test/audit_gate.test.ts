@@ -14,8 +14,6 @@ import { builtinIds, PROTOCOL_DRIVERS } from "../src/orchestrate/registry.js";
 
 /** Environments the gate cannot run on a clean checkout, and why. */
 const NOT_GATED: Record<string, string> = {
-  genrm_compare:
-    "its config names a separate genrm_model the audit's resolver does not define; and its rewards are relative within a cohort of num_rollouts_per_prompt rollouts of one prompt (a /verify waits for the whole cohort), while the audit plays one rollout per probe and row, with no gold",
   openenv_remote: "a protocol driver for a remote OpenEnv server, not an environment with example rows",
   ors_remote: "a protocol driver for a remote ORS server, not an environment with example rows",
 };

@@ -36,6 +36,10 @@ describe("audit.yaml keys for stand-in data", () => {
     expect(() => loadDeclaration(nested)).toThrow(`${nested}: gold_from.row_kye: not an audit.yaml key (did you mean gold_from.row_key?)`);
     const sqlite = declaration("sqlite.yaml", "sqlite:\n  a/b.sqlite: {sq: schema.sql}\n");
     expect(() => loadDeclaration(sqlite)).toThrow(/sqlite\.a\/b\.sqlite\.sq: not an audit.yaml key \(did you mean sqlite\.a\/b\.sqlite\.sql\?\)/);
+    const cohort = declaration("cohort.yaml", "cohrt: 4\nreward_range: {min: 1, max: 5}\n");
+    expect(() => loadDeclaration(cohort)).toThrow(`${cohort}: cohrt: not an audit.yaml key (did you mean cohort?)`);
+    const range = declaration("range.yaml", "reward_range: {min: 1, maks: 5}\n");
+    expect(() => loadDeclaration(range)).toThrow(`${range}: reward_range.maks: not an audit.yaml key (did you mean reward_range.max?)`);
     // a far-fetched key gets no suggestion, but the list of keys
     const far = declaration("far.yaml", "zzzzzzzz: 1\n");
     expect(() => loadDeclaration(far)).toThrow(/zzzzzzzz: not an audit.yaml key; keys: answer, gold, .*config, sqlite, gold_from/);

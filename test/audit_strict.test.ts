@@ -40,11 +40,13 @@ const CASES: Array<[string, string[]]> = [
   ["reasoning_gym", ["wrong.negation", "guess.all_boxes", "wrong.zero_width=0.65"]], // partial credit 0.3 + 0.7 x 1/2
   // Rewarded on tool outputs: candidate values written through return_constant, the gold among them.
   ["math_advanced_calculations", ["guess.tool_values"]],
+  // Cohorts of 4 against a scripted GenRM that quotes the answer: NeMo Gym's parse reads its first fenced verdict.
+  ["genrm_compare", ["judge.own_verdict"]],
 ];
 // Rows without a gold answer have no positive control.
 // math_advanced_calculations' control writes the gold through return_constant, which strict rightly no
 // longer counts (its strict tests show computed values still earn 1).
-const NO_CONTROL = new Set(["over_refusal_detection", "jailbreak_detection", "inverse_if", "math_advanced_calculations"]);
+const NO_CONTROL = new Set(["over_refusal_detection", "jailbreak_detection", "inverse_if", "math_advanced_calculations", "genrm_compare"]);
 
 describe("gym env audit ID ++ID.resources_servers.ID.strict=true", () => {
   for (const [id, written] of CASES) {

@@ -41,6 +41,23 @@ export const AuditDeclaration = z.strictObject({
    */
   rows: z.string().min(1).optional(),
   /**
+   * Model instances the environment's config names but does not define (e.g. a GenRM the user gives
+   * with --config): the audit defines each as the scripted_model, which answers as the judge
+   * (built-in environments).
+   */
+  models: z.array(z.string().min(1)).default([]),
+  /**
+   * Environments whose rewards are relative within a cohort of rollouts of one prompt: each (probe,
+   * row) is played this many times as one cohort (every rollout playing the probe), and the cell's
+   * reward is their mean.
+   */
+  cohort: z.number().int().min(2).optional(),
+  /** Rewards on another scale (e.g. GenRM scores 1-5) are mapped to 0-1 as (r - min) / (max - min) before the floors apply. */
+  reward_range: z
+    .strictObject({ min: z.number(), max: z.number() })
+    .refine((r) => r.max > r.min, { message: "max must be above min" })
+    .optional(),
+  /**
    * Only these rows (0-based positions in the agents' example datasets, in this order; the first
    * `--rows` of them), e.g. the rows whose gold is not empty on a stand-in database. `--input`
    * ignores it.
@@ -120,6 +137,7 @@ function knownKeysAt(path: ReadonlyArray<PropertyKey>): string[] {
     rejects: ["match", "reason"],
     default_floor: ["floor", "reason"],
     gold_from: ["file", "row_key", "file_key", "template"],
+    reward_range: ["min", "max"],
   };
   const top = String(path[0]);
   if (top === "floors") return ["floor", "reason", "not_applicable"];

@@ -18,7 +18,7 @@ import { loadDeclaration, type AuditDeclaration } from "./floors.js";
 import { PROBES, type Option, type Probe, type ProbeContext, type ToolInfo } from "./probes.js";
 
 /** Resolves the target's config with the scripted_model as the policy, reading its script from `scriptPath` (the CLI's config resolution). */
-export type ResolveForAudit = (target: AuditTarget, scriptPath: string) => Promise<{ instances: InstanceSpec[]; config: Record<string, unknown>; redacted: Record<string, unknown> }>;
+export type ResolveForAudit = (target: AuditTarget, scriptPath: string, extraOverrides?: readonly string[]) => Promise<{ instances: InstanceSpec[]; config: Record<string, unknown>; redacted: Record<string, unknown> }>;
 
 export interface AuditTarget {
   /** A built-in environment id (`--resources-server`), or the label of a config's environment. */
@@ -338,7 +338,9 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
   const work = options.workDir ?? mkdtempSync(join(tmpdir(), "gym-audit-"));
   const scriptPath = join(work, `${target.id}_script.jsonl`);
   try {
-    const resolved = await options.resolve(target, scriptPath);
+    // audit.yaml `models` (built-in environments): model instances the config leaves to the user, defined as the scripted_model.
+    const builtinDecl = target.configPaths?.length ? undefined : loadDeclaration(declarationPathOf(target, undefined));
+    const resolved = await options.resolve(target, scriptPath, (builtinDecl?.models ?? []).map((m) => `++${m}.responses_api_models.scripted_model.script_path=${scriptPath}`));
     // Every model of the config (the policy, a judge, a user simulator) answers from the script.
     const instances = resolved.instances.map((i) => (i.type === "responses_api_models" ? { ...i, implementation: "scripted_model", fields: { script_path: scriptPath }, entrypoint: undefined } : i));
     const envs = instances.filter((i) => i.type === "resources_servers");
@@ -441,8 +443,9 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
         inputPath,
         outputPath,
         agentUrls: agentUrlsOf(servers.instances),
-        concurrency: options.concurrency ?? 4,
-        repeats: 1,
+        // A cohort's rollouts must be in flight together (each /verify waits for its whole cohort).
+        concurrency: Math.max(options.concurrency ?? 4, decl.cohort ?? 1),
+        repeats: decl.cohort ?? 1,
         maxAttempts: 1,
         rolloutTimeoutMs: 300_000,
         overwrite: true,
@@ -453,8 +456,19 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
       await servers.stop();
     }
 
+    // Per task: the mean over its rollouts (a cohort's), mapped to 0-1 by audit.yaml `reward_range`.
+    const range = decl.reward_range;
+    const scaled = (r: number) => (range ? (r - range.min) / (range.max - range.min) : r);
+    const sums = new Map<number, { sum: number; n: number }>();
+    for (const line of readJsonl(outputPath)) {
+      if (typeof line._ng_task_index !== "number") continue;
+      const entry = sums.get(line._ng_task_index) ?? { sum: 0, n: 0 };
+      entry.sum += scaled(typeof line.reward === "number" ? line.reward : 0);
+      entry.n++;
+      sums.set(line._ng_task_index, entry);
+    }
     const rewards = new Map<number, number>();
-    for (const line of readJsonl(outputPath)) if (typeof line._ng_task_index === "number") rewards.set(line._ng_task_index, typeof line.reward === "number" ? line.reward : 0);
+    for (const [task, { sum, n }] of sums) rewards.set(task, sum / n);
     const failures = new Map<number, string>();
     for (const line of readJsonl(siblingPaths(outputPath).failures)) {
       if (typeof line._ng_task_index === "number") failures.set(line._ng_task_index, `${String(line._ng_failure_class ?? "failed")}: ${String(line._ng_failure_error ?? "").slice(0, 300)}`);
@@ -475,7 +489,8 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
       let firstFailure: string | undefined;
       const rewardedRows: number[] = [];
       for (const item of applicable) {
-        const reward = rewards.get(item.task);
+        // A failed rollout leaves its task unmeasured, even when others of its cohort came back.
+        const reward = failures.has(item.task) ? undefined : rewards.get(item.task);
         if (reward === undefined) {
           const failure = failures.get(item.task) ?? "no result";
           if (decl.rejects && failure.includes(decl.rejects.match)) rejected++;
