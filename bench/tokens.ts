@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import { LocalEngine } from "../src/models/local/llama.js";
 import { tinyModelPath } from "../src/models/local/tiny_model.js";
 import { toolCallGrammar } from "../src/models/local/tool_grammar.js";
-import { buildTokenPrompt, endOfTurnId, type TokenTurnConfig } from "../src/models/token_turn.js";
+import { buildTokenPrompt, endOfTurnId, loadChatTemplates, type TokenTurnConfig } from "../src/models/token_turn.js";
 import type { ResponsesCreateParams } from "../src/protocol/index.js";
 import { callTokensOf, onPolicyPromptIds } from "../src/tokens/prefix.js";
 import { loadTokenizer } from "../src/tokens/tokenizer.js";
@@ -111,6 +111,7 @@ function prefixCorrection(rows: Array<Array<string | number>>): void {
 
 export default async function run(): Promise<void> {
   const rows: Array<Array<string | number>> = [];
+  await loadChatTemplates();
   prefixCorrection(rows);
   await localEngine(rows);
   process.stdout.write(`${machineLine()}\n\n${markdownTable(["what", "threads", "tokens", "result"], rows)}\n`);

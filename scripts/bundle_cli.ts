@@ -109,6 +109,56 @@ const zodEnglishOnly: Plugin = {
   },
 };
 
+/**
+ * What Fastify loads and Gymkit's servers never use, loaded on first use instead (issue 23, start-up).
+ * Each entry is a `require` in one of Fastify's files, rewritten at bundle time:
+ * - "lazy": a module-level `const x = require(id)` becomes a stand-in that requires the module the
+ *   first time a property of it is read or it is called (semver for plugin version checks, which only
+ *   plugins that declare a Fastify version need; proxy-addr for `trustProxy`; https, http2, dns and
+ *   os for servers that are TLS or HTTP/2, or listen on a name or on every interface);
+ * - "outside": a `require` Fastify already makes on first use (light-my-request for `inject`, pino for
+ *   an app with a logger) loads from node_modules instead of being bundled.
+ * Packages are resolved from Fastify's own location (npm may nest a copy under it), builtins from
+ * Node. Every rewrite must match the text it replaces: a Fastify that no longer has it fails the build.
+ */
+const FASTIFY_REWRITES: { file: string; id: string; how: "lazy" | "outside"; name?: string }[] = [
+  { file: "lib/plugin-utils.js", id: "semver", how: "lazy", name: "semver" },
+  { file: "lib/request.js", id: "@fastify/proxy-addr", how: "lazy", name: "proxyAddr" },
+  { file: "lib/server.js", id: "node:https", how: "lazy", name: "https" },
+  { file: "lib/server.js", id: "node:http2", how: "lazy", name: "http2" },
+  { file: "lib/server.js", id: "node:dns", how: "lazy", name: "dns" },
+  { file: "lib/server.js", id: "node:os", how: "lazy", name: "os" },
+  { file: "fastify.js", id: "light-my-request", how: "outside" },
+  { file: "lib/logger-pino.js", id: "pino", how: "outside" },
+];
+
+/** Defines the two helpers the rewritten `require`s call (the chunk's `require` is the banner's). */
+const FASTIFY_LAZY_PROLOGUE =
+  'var __gymFromFastify = (id) => id.startsWith("node:") ? require(id) : require("node:module").createRequire(require.resolve("fastify"))(id);\n' +
+  "var __gymOnFirstUse = (id) => { let m; const load = () => (m ??= __gymFromFastify(id)); return new Proxy(function () {}, {" +
+  ' get: (_, key) => { const v = load()[key]; return typeof v === "function" ? v.bind(m) : v; },' +
+  " apply: (_, self, args) => load().apply(self, args), has: (_, key) => key in load() }); };\n";
+
+const fastifyOnFirstUse: Plugin = {
+  name: "gymkit-fastify-on-first-use",
+  setup(b) {
+    const files = [...new Set(FASTIFY_REWRITES.map((r) => r.file))];
+    b.onLoad({ filter: /[\\/]node_modules[\\/]fastify[\\/](fastify|lib[\\/][a-z-]+)\.js$/ }, (args) => {
+      const file = posix(args.path).replace(/^.*\/node_modules\/fastify\//, "");
+      if (!files.includes(file)) return undefined;
+      let text = readFileSync(args.path, "utf8");
+      for (const rewrite of FASTIFY_REWRITES.filter((r) => r.file === file)) {
+        const from = rewrite.how === "lazy" ? `const ${rewrite.name} = require('${rewrite.id}')` : `require('${rewrite.id}')`;
+        const to = rewrite.how === "lazy" ? `const ${rewrite.name} = __gymOnFirstUse('${rewrite.id}')` : `__gymFromFastify('${rewrite.id}')`;
+        if (text.split(from).length !== 2) throw new Error(`bundle: expected \`${from}\` once in fastify/${file}; Fastify changed, update FASTIFY_REWRITES in scripts/bundle_cli.ts`);
+        text = text.replace(from, to);
+      }
+      const strict = /^'use strict'\n/.exec(text)?.[0] ?? "";
+      return { contents: strict + FASTIFY_LAZY_PROLOGUE + text.slice(strict.length), loader: "js" };
+    });
+  },
+};
+
 export async function bundleCli(options: { metafile?: string } = {}): Promise<void> {
   const all = { ...ENTRIES, ...LIBRARY_ENTRIES };
   for (const file of Object.values(all)) {
@@ -133,7 +183,7 @@ export async function bundleCli(options: { metafile?: string } = {}): Promise<vo
     // CommonJS packages inside an ES bundle: `require` of Node's own modules (and of the external
     // packages) goes through a real `require`.
     banner: { js: 'import { createRequire as __gymCreateRequire } from "node:module";\nconst require = __gymCreateRequire(import.meta.url);' },
-    plugins: [ownUrls, zodEnglishOnly],
+    plugins: [ownUrls, zodEnglishOnly, fastifyOnFirstUse],
     metafile: options.metafile !== undefined,
     logLevel: "warning",
     legalComments: "linked",

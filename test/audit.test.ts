@@ -3,11 +3,14 @@
 // sound one. Each weakness is caught and named by the probe that finds it; the sound verifier passes
 // every probe and rewards the positive control. Real servers on 127.0.0.1, all in this process; the
 // policy is the built-in scripted_model.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROBES } from "../src/audit/probes.js";
 import { auditEnvironment, contextOf, errorsOf, failuresOf, type EnvAudit } from "../src/audit/run.js";
-import { AuditDeclaration } from "../src/audit/floors.js";
+import { AuditDeclaration, loadDeclaration } from "../src/audit/floors.js";
 import { auditResolver } from "../src/cli/env_audit.js";
 import { closeDispatcher } from "../src/http/client.js";
 import { REPO_ROOT } from "./helpers/cli.js";
@@ -62,6 +65,40 @@ describe("gym env audit on planted weak verifiers", () => {
     expect(failed(a)).toEqual(["tool.write_verifier"]);
     expect(cell(a, "tool.write_verifier")).toMatchObject({ meanReward: 1, rewardedRows: [0, 1, 2] });
   }, 120_000);
+});
+
+describe("per-row floors (audit.yaml row_floors)", () => {
+  it("checks each row under a group against its own floor, and the other rows against the probe's", async () => {
+    // The substring verifier rewards guess.integers and guess.set_all (0..100 contains every gold) on all three rows.
+    const reason = "planted: the gold inside a longer answer";
+    const dir = mkdtempSync(join(tmpdir(), "gym-audit-rowfloors-"));
+    const path = join(dir, "audit.yaml");
+    const groups = [
+      { rows: ["42", "7", "9"], probes: ["guess.integers"], floor: 1, reason },
+      // guess.set_all: one row capped below its reward, one row at its reward, one row not covered (floor 0).
+      { rows: ["42"], probes: ["guess.set_all"], floor: 0.5, reason },
+      { rows: ["7"], probes: ["guess.set_all"], floor: 1, reason },
+    ];
+    writeFileSync(path, stringify({ row_floors: { by: "expected_answer", groups } }));
+    const probes = PROBES.filter((p) => p.name === "guess.integers" || p.name === "guess.set_all");
+    const a = await auditEnvironment({ id: "substring", configPaths: [CONFIG], declarationPath: path }, { rows: 3, probes, resolve: auditResolver(), concurrency: 3 }).finally(() =>
+      rmSync(dir, { recursive: true, force: true }),
+    );
+    expect(cell(a, "guess.integers")).toMatchObject({ verdict: "pass", meanReward: 1, rowFloorRows: 3, floorReason: reason });
+    expect(cell(a, "guess.set_all")).toMatchObject({ verdict: "FAIL", meanReward: 1, rowFloorRows: 2, aboveRowFloor: [0] });
+    expect(failuresOf(a)).toEqual(["substring: guess.set_all rewarded 1.000 (floor 0.000, 2 row(s) with their own) on row(s) 0, 1, 2; above their own row floor: row(s) 0"]);
+  }, 120_000);
+
+  it("names a probe of a group that does not exist", () => {
+    const dir = mkdtempSync(join(tmpdir(), "gym-audit-rowfloors-"));
+    try {
+      const path = join(dir, "audit.yaml");
+      writeFileSync(path, stringify({ row_floors: { by: "x", groups: [{ rows: ["a"], probes: ["guess.integer"], floor: 1, reason: "r" }] } }));
+      expect(() => loadDeclaration(path)).toThrow(`${path}: row_floors.groups.0.probes.0: no probe named guess.integer (did you mean`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("audit refusals and unmeasured probes", () => {

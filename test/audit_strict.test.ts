@@ -37,7 +37,8 @@ const CASES: Array<[string, string[]]> = [
   ["hotpotqa_qa", ["wrong.in_comment", "wrong.negation=0.5", "guess.all_boxes=0.5"]], // row 0's gold "yes": "no" is not it
   ["ugphysics_judge", ["null.echo_prompt=0.5"]], // row 0 only: its given g = 10 is its answer
   ["example_multi_turn_gymnasium", ["wrong.negation", "wrong.in_think", "guess.integers=0.5"]], // row 1's gold is 20, row 0's "Eiffel"
-  ["reasoning_gym", ["wrong.negation", "guess.all_boxes", "wrong.zero_width=0.65"]], // partial credit 0.3 + 0.7 x 1/2
+  // Row 0 knights_knaves (partial credit 0.3 + 0.7 x 1/2 on zero_width), row 1 ab (exact match: nothing).
+  ["reasoning_gym", ["wrong.negation=0.5", "guess.all_boxes=0.5", "wrong.zero_width=0.325"]],
   // Rewarded on tool outputs: candidate values written through return_constant, the gold among them.
   ["math_advanced_calculations", ["guess.tool_values"]],
   // Cohorts of 4 against a scripted GenRM that quotes the answer: NeMo Gym's parse reads its first fenced verdict.

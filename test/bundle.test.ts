@@ -52,4 +52,29 @@ describe("the bundled CLI", () => {
     expect(rewritten).toEqual(expect.arrayContaining(["../verifiers/math/pool.js", "../config/builtin_configs.js", "../viewer/page.js"]));
     for (const path of new Set(rewritten)) expect(existsSync(fileURLToPath(new URL(path, `file://${BUNDLE}/`))), path).toBe(true);
   });
+
+  it("a vllm_model `eval run` loads none of what such a run never uses (jinja, pino, semver, light-my-request)", () => {
+    const sourcesOf = (file: string) => (JSON.parse(readFileSync(join(BUNDLE, `${file}.map`), "utf8")) as { sources: string[] }).sources;
+    const chunks = readdirSync(BUNDLE).filter((f) => f.endsWith(".js"));
+    const chunkWith = (source: string) => chunks.find((f) => sourcesOf(f).some((s) => s.endsWith(source)))!;
+    // The chunks the command and the model server import statically, transitively (`import()`ed ones load on use).
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      const text = readFileSync(join(BUNDLE, file), "utf8");
+      for (const match of text.matchAll(/(?:^|[;}\n])\s*(?:import|export)\s*(?:[\w${}\s,*]+from\s*)?"\.\/([\w.-]+\.js)"/g)) visit(match[1]!);
+    };
+    for (const source of ["src/cli/eval_run.ts", "src/models/vllm_model.ts"]) visit(chunkWith(source));
+    const sources = [...loaded].flatMap(sourcesOf);
+    expect(sources.some((s) => s.includes("node_modules/fastify/"))).toBe(true);
+    expect(sources.some((s) => s.endsWith("src/models/token_turn.ts"))).toBe(true);
+    for (const unused of ["@huggingface/jinja", "pino", "semver", "light-my-request", "@fastify/proxy-addr"]) {
+      expect(sources.filter((s) => s.includes(`node_modules/${unused}/`)), unused).toEqual([]);
+    }
+    // Not bundled at all: Fastify requires them from its own location on first use.
+    const everything = chunks.flatMap(sourcesOf);
+    for (const outside of ["pino", "semver", "light-my-request"]) expect(everything.filter((s) => s.includes(`node_modules/${outside}/`)), outside).toEqual([]);
+    expect(everything.some((s) => s.includes("node_modules/@huggingface/jinja/"))).toBe(true);
+  });
 });

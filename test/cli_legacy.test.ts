@@ -7,9 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { legacyNames, LEGACY_COMMANDS } from "../src/cli/legacy_commands.js";
-import { freePort } from "../src/orchestrate/start.js";
 import { startFakeEngine, type FakeEngine } from "./doubles/fake_engine.js";
-import { readJsonlFile, REPO_ROOT, runGym, type GymResult } from "./helpers/cli.js";
+import { headUrlIn, readJsonlFile, REPO_ROOT, runGym, stopChild, waitForOutput, type GymResult } from "./helpers/cli.js";
 
 const LEGACY = join(REPO_ROOT, "dist", "cli", "legacy.js");
 
@@ -108,18 +107,9 @@ describe("mapped commands", () => {
   });
 
   it("ng_run starts the servers, ng_status lists them, ng_collect_rollouts collects against them (--no-serve)", async () => {
-    const headPort = await freePort();
-    const headUrl = `http://127.0.0.1:${headPort}`;
-    const server = spawn(process.execPath, [LEGACY, "ng_run", ...nemoGymConfig(), "--head-port", String(headPort)], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    const server = spawn(process.execPath, [LEGACY, "ng_run", ...nemoGymConfig(), "--head-port", "0"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
     try {
-      await new Promise<void>((resolve, reject) => {
-        let text = "";
-        server.stdout.on("data", (d: Buffer) => {
-          text += d.toString();
-          if (text.includes("head server:")) resolve();
-        });
-        server.on("exit", (code) => reject(new Error(`ng_run exited ${code}`)));
-      });
+      const headUrl = headUrlIn(await waitForOutput(server, (text) => text.includes("head server:"), 120_000));
       const status = await legacy("ng_status", ["--head-url", headUrl], dir);
       expect(status.code).toBe(0);
       expect(status.stdout).toContain("example_multi_step_simple_agent");
@@ -133,8 +123,7 @@ describe("mapped commands", () => {
       expect(readJsonlFile(output).map((row) => row.reward)).toEqual([1]);
       expect(engine.requests.length).toBeGreaterThan(before);
     } finally {
-      server.kill("SIGTERM");
-      await new Promise((resolve) => server.on("close", resolve));
+      await stopChild(server);
     }
   });
 

@@ -125,7 +125,8 @@ describe("an output that is an input is refused, naming both", () => {
 describe("an earlier result is replaced only with --overwrite", () => {
   it("eval run into a finished output: refused with its line count; --overwrite replaces it", async () => {
     const output = path("rerun.jsonl");
-    expect((await evalRun("-i", input, "-o", output)).code).toBe(0);
+    // The earlier run: the finished run's files under this output's name (what `eval run -o` wrote there).
+    for (const name of readdirSync(dir).filter((f) => f.startsWith("finished"))) copyFileSync(path(name), path(name.replace(/^finished/, "rerun")));
     const refused = await unchanged([input, output], () => evalRun("-i", input, "-o", output));
     expectRefused(refused, `${output} already holds 5 lines from an earlier run`, "--resume", "--overwrite");
     const replaced = await evalRun("-i", input, "-o", output, "--limit", "2", "--overwrite");

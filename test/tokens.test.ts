@@ -79,6 +79,30 @@ describe("onPolicyPromptIds", () => {
     expect(() => onPolicyPromptIds({ calls: [first, second], freshIds: [1], endOfTurnId: EOT })).toThrow(NonContiguousError);
   });
 
+  it("with a family's own turn ends: cuts after the render's last model turn and closes a cut turn with the family's token", () => {
+    // A DeepSeek-like family: model turns end in EOT (sampled) or 8 (the template's single call); 7 closes a cut turn.
+    const turns = { name: "t", ends: [EOT], stops: [EOT], close: 7, describe: "x", afterLastModelTurn: (ids: readonly number[]) => Math.max(ids.lastIndexOf(EOT), ids.lastIndexOf(8)) + 1 || -1 };
+    const call = { prompt_token_ids: [1, 2, 3], generation_token_ids: [4, 5, 6, EOT] };
+    expect(onPolicyPromptIds({ calls: [call], freshIds: [1, 2, 3, 45, 8, 20, 21], endOfTurnId: EOT, turns }).ids).toEqual([1, 2, 3, 4, 5, 6, EOT, 20, 21]);
+    const cut = { prompt_token_ids: [1, 2, 3], generation_token_ids: [4, 5] };
+    expect(onPolicyPromptIds({ calls: [cut], freshIds: [1, 2, 3, 45, EOT, 20], endOfTurnId: EOT, turns })).toEqual({ ids: [1, 2, 3, 4, 5, 7, 20], keptLength: 6 });
+    expect(() => onPolicyPromptIds({ calls: [call], freshIds: [1, 2, 3, 20], endOfTurnId: EOT, turns })).toThrow(/render has no complete model turn \(x\)/);
+  });
+
+  it("refuses a render that rewrote the first prompt, except in its generation prompt", () => {
+    // The first prompt [1 2 EOT 3] ends in a one-id generation prompt (3); the history render may differ there only.
+    expect(onPolicyPromptIds({ calls: [first], freshIds: [1, 2, EOT, 33, 45, EOT, 6], endOfTurnId: EOT, generationPromptLength: 1 }).ids).toEqual([1, 2, EOT, 3, 4, 5, EOT, 6]);
+    let error: NonContiguousError | undefined;
+    try {
+      onPolicyPromptIds({ calls: [first], freshIds: [1, 12, EOT, 3, 45, EOT, 6], endOfTurnId: EOT, generationPromptLength: 1 });
+    } catch (e) {
+      error = e as NonContiguousError;
+    }
+    expect(error).toBeInstanceOf(NonContiguousError);
+    expect(error!.position).toBe(1);
+    expect(error!.message).toMatch(/^the chat template rewrote the start of the conversation: the fresh render differs at token 1 from the first call's prompt/);
+  });
+
   it("reads the token fields of items in order", () => {
     expect(callTokensOf([{ type: "message" }, first, { prompt_token_ids: [1], generation_token_ids: "x" }])).toEqual([first]);
   });

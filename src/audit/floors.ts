@@ -15,6 +15,16 @@ const Floor = z.union([
   z.strictObject({ not_applicable: z.string().min(1) }),
 ]);
 
+/** One group of per-row floors: the rows whose value at `row_floors.by` is listed, the probes it covers. */
+const RowFloorGroup = z.strictObject({
+  /** Values at the row's `row_floors.by` path (e.g. task family names). */
+  rows: z.array(z.string().min(1)).min(1),
+  /** The probes the floor covers (default: every probe but the control). */
+  probes: z.array(z.string().min(1)).min(1).optional(),
+  floor: z.number().min(0).max(1),
+  reason: z.string().min(1),
+});
+
 export const AuditDeclaration = z.strictObject({
   /** How a final answer is written; `{answer}` is replaced by the value (default `\boxed{{answer}}`). */
   answer: z.string().includes("{answer}").default("\\boxed{{answer}}"),
@@ -88,6 +98,13 @@ export const AuditDeclaration = z.strictObject({
   rejects: z.strictObject({ match: z.string().min(1), reason: z.string().min(1) }).optional(),
   /** The floor of every probe `floors` does not name (e.g. a binary label's chance level). */
   default_floor: z.strictObject({ floor: z.number().min(0).max(1), reason: z.string().min(1) }).optional(),
+  /**
+   * Floors that differ from row to row (an environment whose rows come from several task families,
+   * each scored its own way): each group names rows by the value at the row's dot path `by` and caps
+   * each of those rows' reward on its probes. A row under a group is checked on its own (any row above
+   * its cap fails the probe); the other rows use the probe's floor. The cell shows the mean floor.
+   */
+  row_floors: z.strictObject({ by: z.string().min(1), groups: z.array(RowFloorGroup).min(1) }).optional(),
   /** Per probe: a floor above 0 (with its reason), or not applicable (with why). */
   floors: z.record(z.string(), Floor).default({}),
   /** Free text: anything the reader of the report should know. */
@@ -168,11 +185,13 @@ export function loadDeclaration(path: string | undefined): AuditDeclaration {
     throw new Error(`${path}: ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
   }
   const known = new Set(PROBES.map((p) => p.name));
-  for (const name of Object.keys(parsed.data.floors)) {
+  const check = (name: string, where: string) => {
     if (!known.has(name)) {
       const near = [...known].filter((k) => k.split(".")[1] === name.split(".")[1] || k.startsWith(name.split(".")[0] ?? ""));
-      throw new Error(`${path}: floors.${name}: no probe of that name${near.length ? ` (did you mean ${near.slice(0, 3).join(", ")}?)` : ""}; probes: ${[...known].join(", ")}`);
+      throw new Error(`${path}: ${where}: no probe named ${name}${near.length ? ` (did you mean ${near.slice(0, 3).join(", ")}?)` : ""}; probes: ${[...known].join(", ")}`);
     }
-  }
+  };
+  for (const name of Object.keys(parsed.data.floors)) check(name, `floors.${name}`);
+  parsed.data.row_floors?.groups.forEach((group, i) => group.probes?.forEach((name, j) => check(name, `row_floors.groups.${i}.probes.${j}`)));
   return parsed.data;
 }

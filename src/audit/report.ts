@@ -11,6 +11,10 @@ function floorText(cell: Cell): string {
   if (cell.verdict === "control") return "(control)";
   const parts: string[] = [];
   if (cell.chance > 0) parts.push(`chance ${fmt(cell.chance)}`);
+  if (cell.rowFloorRows) {
+    const base = cell.rowFloorRows < cell.ran && cell.floor > 0 ? `${fmt(cell.floor)} on the others; ` : "";
+    return [...parts, `${base}own floor on ${cell.rowFloorRows} of ${cell.ran} rows: ${cell.floorReason ?? ""}`].join(" + ");
+  }
   if (cell.floor > 0) parts.push(`${fmt(cell.floor)}: ${cell.floorReason ?? ""}`);
   return parts.length ? parts.join(" + ") : "0";
 }

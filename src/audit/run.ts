@@ -59,9 +59,13 @@ export interface Cell {
   firstFailure?: string;
   /** Mean chance level over the rows (a lucky guess a sound verifier still rewards). */
   chance: number;
-  /** The declared floor above chance (0 unless audit.yaml says otherwise). */
+  /** The declared floor above chance (0 unless audit.yaml says otherwise), for the rows without a row floor. */
   floor: number;
   floorReason?: string;
+  /** Rows checked against their own floor (audit.yaml `row_floors`) instead of the probe's. */
+  rowFloorRows?: number;
+  /** Rows rewarded above their own floor: any fails the probe. */
+  aboveRowFloor?: number[];
   verdict: Verdict;
   /** Why n/a. */
   why?: string;
@@ -84,7 +88,7 @@ export function errorsOf(audit: EnvAudit): string[] {
 
 /** Every probe that is rewarded above its floor, as one line each: env, probe, rows. */
 export function failuresOf(audit: EnvAudit): string[] {
-  return audit.cells.filter((c) => c.verdict === "FAIL").map((c) => `${audit.env}: ${c.probe} rewarded ${c.meanReward.toFixed(3)} (floor ${(c.chance + c.floor).toFixed(3)}) on row(s) ${c.rewardedRows.join(", ")}`);
+  return audit.cells.filter((c) => c.verdict === "FAIL").map((c) => `${audit.env}: ${c.probe} rewarded ${c.meanReward.toFixed(3)} (floor ${(c.chance + c.floor).toFixed(3)}${c.rowFloorRows ? `, ${c.rowFloorRows} row(s) with their own` : ""}) on row(s) ${c.rewardedRows.join(", ")}${c.aboveRowFloor ? `; above their own row floor: row(s) ${c.aboveRowFloor.join(", ")}` : ""}`);
 }
 
 const GOLD_FIELDS = ["expected_answer", "answer", "target", "expected_result", "expected_output", "ground_truth", "gold", "label", "solution"];
@@ -333,6 +337,20 @@ function declarationPathOf(target: AuditTarget, entrypoint: string | undefined):
   return entrypoint ? join(dirname(entrypoint), "audit.yaml") : undefined;
 }
 
+/** The highest per-row floor (audit.yaml `row_floors`) that covers this row on this probe, with its reason. */
+function rowFloorOf(decl: AuditDeclaration, probe: Probe, row: Record<string, unknown>): { floor: number; reason: string } | undefined {
+  if (!decl.row_floors || probe.family === "control") return undefined;
+  const value = at(row, decl.row_floors.by);
+  if (value === undefined || value === null) return undefined;
+  const key = typeof value === "string" ? value : JSON.stringify(value);
+  let best: { floor: number; reason: string } | undefined;
+  for (const group of decl.row_floors.groups) {
+    if (!group.rows.includes(key) || (group.probes && !group.probes.includes(probe.name))) continue;
+    if (!best || group.floor > best.floor) best = { floor: group.floor, reason: group.reason };
+  }
+  return best;
+}
+
 export async function auditEnvironment(target: AuditTarget, options: AuditOptions): Promise<EnvAudit> {
   const probes = options.probes ?? PROBES;
   const work = options.workDir ?? mkdtempSync(join(tmpdir(), "gym-audit-"));
@@ -410,7 +428,7 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
     const script: ScriptLine[] = [];
     const input: string[] = [];
     const cells: Cell[] = [];
-    const planned: Array<{ probe: Probe; applicable: Array<{ row: number; task: number; chance: number }>; why?: string }> = [];
+    const planned: Array<{ probe: Probe; applicable: Array<{ row: number; task: number; chance: number; cap?: { floor: number; reason: string } }>; why?: string }> = [];
     probes.forEach((probe, p) => {
       const declared = decl.floors[probe.name];
       if (declared && "not_applicable" in declared) {
@@ -428,7 +446,8 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
         const task = p * rows.length + r;
         script.push({ task_index: task, turns: built, ...(judged ? { judge: judgeReply(probe, built, decl, row, declPath ?? "audit.yaml") } : {}) });
         input.push(JSON.stringify({ ...row, _ng_task_index: task }));
-        entry.applicable.push({ row: r, task, chance: probe.chance?.(context) ?? 0 });
+        const cap = rowFloorOf(decl, probe, row);
+        entry.applicable.push({ row: r, task, chance: probe.chance?.(context) ?? 0, ...(cap ? { cap } : {}) });
       });
       planned.push(entry);
     });
@@ -484,6 +503,12 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
       }
       let sum = 0;
       let chance = 0;
+      // Rows under a row floor are checked one by one; the mean check is over the others.
+      let plainSum = 0;
+      let plainChance = 0;
+      let plainRows = 0;
+      const aboveCap: number[] = [];
+      const reasons = new Set<string>();
       let failed = 0;
       let rejected = 0;
       let firstFailure: string | undefined;
@@ -502,17 +527,28 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
         const value = reward ?? 0;
         sum += value;
         chance += item.chance;
+        if (item.cap) {
+          reasons.add(item.cap.reason);
+          if (value > item.chance + item.cap.floor + 1e-9) aboveCap.push(item.row);
+        } else {
+          plainSum += value;
+          plainChance += item.chance;
+          plainRows++;
+        }
         if (value > item.chance + 1e-9) rewardedRows.push(item.row);
       }
       const meanReward = sum / applicable.length;
       const meanChance = chance / applicable.length;
+      const capped = applicable.length - plainRows;
       let verdict: Verdict;
       // A rollout that failed (a crash, a timeout, a judge that could not answer) leaves the probe
       // unmeasured: an error, never a pass.
       if (failed > 0) verdict = "error";
       else if (probe.family === "control") verdict = "control";
-      else verdict = meanReward > meanChance + floor + 1e-9 ? "FAIL" : "pass";
-      cells.push({ probe: probe.name, family: probe.family, ran: applicable.length, meanReward, rewardedRows, failed, ...(rejected ? { rejected } : {}), ...(firstFailure ? { firstFailure } : {}), chance: meanChance, floor, floorReason, verdict });
+      else verdict = aboveCap.length > 0 || (plainRows > 0 && plainSum / plainRows > plainChance / plainRows + floor + 1e-9) ? "FAIL" : "pass";
+      if (plainRows > 0 && floorReason) reasons.add(floorReason);
+      const reason = reasons.size ? [...reasons].join(" · ") : undefined;
+      cells.push({ probe: probe.name, family: probe.family, ran: applicable.length, meanReward, rewardedRows, failed, ...(rejected ? { rejected } : {}), ...(firstFailure ? { firstFailure } : {}), chance: meanChance, floor, floorReason: reason, ...(capped ? { rowFloorRows: capped } : {}), ...(aboveCap.length ? { aboveRowFloor: aboveCap } : {}), verdict });
     }
     return { env: target.id, rows: rows.length, judged, cells, ...(decl.notes ? { notes: decl.notes } : {}) };
   } catch (error) {

@@ -2,10 +2,14 @@
 // benchmarks/<name>/prepare.py restated in TypeScript (no Python needed). A spec either maps fields
 // with `{field}` templates (Python str.format rules) or names one of the transforms below.
 import { createHash } from "node:crypto";
-import { inflateSync } from "node:zlib";
+import { createRequire } from "node:module";
 import { pyFormat } from "../protocol/python_format.js";
 import { PythonRandom } from "../verifiers/random/python_random.js";
 import { unpickleString } from "./pickle.js";
+
+// zlib is required by the one transform that inflates, not by every `gym eval run` that loads this
+// module to resolve benchmark configs (issue 23, start-up).
+const require = createRequire(import.meta.url);
 
 export type Row = Record<string, unknown>;
 
@@ -153,6 +157,7 @@ export function decodeTestCases(raw: unknown): Array<{ input: unknown; output: u
   try {
     return JSON.parse(raw) as Array<{ input: unknown; output: unknown }>;
   } catch {
+    const { inflateSync } = require("node:zlib") as typeof import("node:zlib");
     return JSON.parse(unpickleString(inflateSync(Buffer.from(raw, "base64")))) as Array<{ input: unknown; output: unknown }>;
   }
 }

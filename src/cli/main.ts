@@ -58,7 +58,7 @@ configOptions(env.command("start").description("start the head server and every 
   .option("--log-dir <dir>", "where NeMo Gym Python servers' output goes, <dir>/<instance>.log (config key nemo_gym_log_dir; default: ./gym_logs)")
   .option("--protocols <list>", "also serve every environment over these protocols, comma-separated: nemo-gym (always), openenv, ... (each environment gets a port, each protocol a path prefix)")
   .option("--max-sessions <n>", "protocol sessions each environment holds at once (OpenEnv's max_concurrent_envs; default 4096)")
-  .option("--session-timeout <seconds>", "close OpenEnv sessions idle this long and free their slots (OpenEnv's session_timeout; default: never)")
+  .option("--session-timeout <seconds>", "close OpenEnv, MCP and ORS sessions idle this long and free their slots (OpenEnv's session_timeout; default: never, ORS 900)")
   .action(async (overrides: string[], options) => (await import("./env_start.js")).envStart(overrides, options));
 
 env

@@ -16,7 +16,7 @@ import { RecordingFields } from "./recorded.js";
 import { emptyIncompleteResponse } from "./response_object.js";
 import { buildModelServer } from "./server.js";
 import { asHttpApp } from "../http/server.js";
-import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, toolCallFormatOf, type TokenTurnConfig } from "./token_turn.js";
+import { buildTokenPrompt, endOfTurnId, loadChatTemplates, responseFromRawCompletion, toolCallFormatOf, type TokenTurnConfig } from "./token_turn.js";
 import { TOOL_CALL_FORMATS } from "../tokens/tool_parsers.js";
 
 export const LocalModelConfig = z.strictObject({
@@ -101,6 +101,7 @@ export async function localAdapter(config: LocalModelConfig): Promise<ModelAdapt
     close: () => engine.dispose(),
 
     async createResponse(params, context) {
+      await loadChatTemplates();
       const prompt = buildTokenPrompt(params, turn);
       const room = engine.contextSize - prompt.ids.length;
       // As vllm_model does for an engine's context-length error: an empty, incomplete response.

@@ -4,11 +4,11 @@
 // with the token fields on the last one.
 import { HttpError } from "../http/errors.js";
 import type { ResponseObject, ResponsesCreateParams } from "../protocol/index.js";
-import { renderChatTemplate } from "../tokens/chat_template.js";
 import { parseCompletion, resolveToolCallFormat, templateToolCallFormat, TOOL_CALL_FORMATS, type ParsedCompletion, type ToolCallFormat } from "../tokens/parse_completion.js";
 import { splitThink } from "../tokens/think.js";
 import { callTokensOf, NonContiguousError, onPolicyPromptIds } from "../tokens/prefix.js";
 import type { ChatTokenizer } from "../tokens/tokenizer.js";
+import { turnFormatOf, type TurnFormat } from "../tokens/turns.js";
 import { chatTools, toChatMessages, type ChatMessage } from "./chat_request.js";
 import { fromChatCompletion, type TokenInfo } from "./chat_response.js";
 import { newId } from "./response_object.js";
@@ -84,7 +84,21 @@ export function endOfTurnId(tokenizer: ChatTokenizer, configured: string | null 
   return id;
 }
 
+type Render = typeof import("../tokens/chat_template.js").renderChatTemplate;
+let renderChatTemplate: Render | undefined;
+
+/**
+ * Loads the chat-template renderer (@huggingface/jinja) that `buildTokenPrompt` uses. Only token-id
+ * calls render a template, so it is imported on the first one instead of at every start-up (issue 23).
+ */
+export async function loadChatTemplates(): Promise<void> {
+  renderChatTemplate ??= (await import("../tokens/chat_template.js")).renderChatTemplate;
+}
+
+/** Call `loadChatTemplates()` once before the first call. */
 export function buildTokenPrompt(params: ResponsesCreateParams, config: TokenTurnConfig): TokenPrompt {
+  const renderTemplate = renderChatTemplate;
+  if (!renderTemplate) throw new Error("buildTokenPrompt: await loadChatTemplates() first");
   const { tokenizer, label } = config;
   const tools = chatTools(params.tools);
   const template = (tools && tokenizer.toolUseTemplate) || tokenizer.chatTemplate;
@@ -97,28 +111,61 @@ export function buildTokenPrompt(params: ResponsesCreateParams, config: TokenTur
         `serve this model through vllm_model without on_policy_prompts (the engine's own tool parser) instead`,
     );
   }
+  const messages = templateMessages(toChatMessages(params, config.replaceDeveloperRoleWithSystem), format);
+  const render = (addGenerationPrompt: boolean) =>
+    renderTemplate(template, { messages, tools, addGenerationPrompt, bosToken: tokenizer.bosToken, eosToken: tokenizer.eosToken, kwargs: config.chatTemplateKwargs });
   let text: string;
   try {
-    text = renderChatTemplate(template, {
-      messages: templateMessages(toChatMessages(params, config.replaceDeveloperRoleWithSystem), format),
-      tools,
-      addGenerationPrompt: true,
-      bosToken: tokenizer.bosToken,
-      eosToken: tokenizer.eosToken,
-      kwargs: config.chatTemplateKwargs,
-    });
+    text = render(true);
   } catch (error) {
     throw new HttpError(400, `${label}: rendering the chat template failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   const fresh = tokenizer.encode(text);
   if (!config.onPolicy || typeof params.input === "string") return { ids: fresh, tools, keptLength: 0 };
+  const calls = callTokensOf(params.input);
   try {
-    const { ids, keptLength } = onPolicyPromptIds({ calls: callTokensOf(params.input), freshIds: fresh, endOfTurnId: config.endOfTurnId });
+    const { ids, keptLength } = onPolicyPromptIds({
+      calls,
+      freshIds: fresh,
+      endOfTurnId: config.endOfTurnId,
+      turns: turnFormat(config, format),
+      generationPromptLength: calls.length ? generationPromptLength(text, () => render(false), tokenizer) : undefined,
+    });
     return { ids, tools, keptLength };
   } catch (error) {
     if (error instanceof NonContiguousError) throw new HttpError(400, `${label}: ${error.message}`);
     throw error;
   }
+}
+
+const turnFormats = new WeakMap<TokenTurnConfig, Map<ToolCallFormat | null, TurnFormat | undefined>>();
+
+/** The template family's turn rules (src/tokens/turns.ts), once per model server and format. */
+function turnFormat(config: TokenTurnConfig, format: ToolCallFormat | null): TurnFormat | undefined {
+  let byFormat = turnFormats.get(config);
+  if (!byFormat) turnFormats.set(config, (byFormat = new Map()));
+  if (!byFormat.has(format)) byFormat.set(format, turnFormatOf(config.tokenizer, format, config.endOfTurnId));
+  return byFormat.get(format);
+}
+
+/**
+ * Ids an engine must stop on for this template family beyond its EOS (gpt-oss: `<|call|>` and
+ * `<|return|>`, which older generation configs do not list), or undefined for the default rule.
+ */
+export function engineStopIds(config: TokenTurnConfig): number[] | undefined {
+  const turns = turnFormat(config, config.toolCallFormat ?? null);
+  return turns ? [...turns.stops] : undefined;
+}
+
+/** Ids the generation prompt adds at the end of a render (the render without it must prefix the one with it). */
+function generationPromptLength(withPrompt: string, renderWithout: () => string, tokenizer: ChatTokenizer): number | undefined {
+  let without: string;
+  try {
+    without = renderWithout();
+  } catch {
+    return undefined; // Some templates insist on a generation prompt after a user turn; no check then.
+  }
+  return withPrompt.startsWith(without) ? tokenizer.encode(withPrompt.slice(without.length)).length : undefined;
 }
 
 export interface RawCompletion {

@@ -15,7 +15,7 @@ import { EngineCallFields, HeadersField, retryPolicy, withSamplingOverrides } fr
 import { emptyIncompleteResponse } from "./response_object.js";
 import { buildModelServer } from "./server.js";
 import { asHttpApp } from "../http/server.js";
-import { buildTokenPrompt, endOfTurnId, responseFromRawCompletion, toolCallFormatOf, type TokenTurnConfig } from "./token_turn.js";
+import { buildTokenPrompt, endOfTurnId, engineStopIds, loadChatTemplates, responseFromRawCompletion, toolCallFormatOf, type TokenTurnConfig } from "./token_turn.js";
 import { TOOL_CALL_FORMATS } from "../tokens/tool_parsers.js";
 
 export const VLLMModelConfig = z.strictObject({
@@ -104,6 +104,7 @@ async function tokenPromptResponse(
   if (choiceOfTool !== undefined && choiceOfTool !== null && choiceOfTool !== "auto" && choiceOfTool !== "none") {
     throw new HttpError(400, `${ID}: tool_choice ${JSON.stringify(choiceOfTool)} cannot be enforced with on_policy_prompts (token-id prompts run no tool parser); use "auto"`);
   }
+  await loadChatTemplates();
   const prompt = buildTokenPrompt(params, turn);
   const body: Record<string, unknown> = {
     model: config.model,
@@ -119,6 +120,8 @@ async function tokenPromptResponse(
   if (params.temperature != null) body.temperature = params.temperature;
   if (params.top_p != null) body.top_p = params.top_p;
   if (params.seed != null) body.seed = params.seed;
+  const stops = engineStopIds(turn);
+  if (stops) body.stop_token_ids = stops;
   // vLLM's Completions API takes the same structured-output response_format as its Chat API.
   const format = responseFormat(params.text);
   if (format) body.response_format = format;

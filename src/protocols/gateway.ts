@@ -13,8 +13,9 @@ export interface ProtocolSettings {
   /** Episodes (sessions) a protocol holds at once on this environment; past it new ones are refused. */
   maxSessions: number;
   /**
-   * OpenEnv's `session_timeout` (the OpenEnv layer's): seconds a session may go without activity
-   * before it is closed and its slot freed (none: sessions live as long as their connection).
+   * Seconds a session (OpenEnv, MCP or ORS) may go without activity before it is closed, its episode
+   * ended and its slot freed (OpenEnv's `session_timeout`). None: OpenEnv and MCP sessions live as long
+   * as their client keeps them; ORS sessions get its reference server's 900 s.
    */
   sessionTimeout?: number;
   /** How often idle sessions are looked for, in seconds (default OpenEnv's: a quarter of the timeout, at least 5). */
@@ -44,6 +45,8 @@ export interface ProtocolLayer {
   name: string;
   /** One line for `gym env status` and `--help`. */
   summary: string;
+  /** The path its clients are given, as `gym env status` lists it (default `/<name>`; "" the gateway's root). */
+  endpointPath?: string;
   mount(context: ProtocolMount): void | Promise<void>;
 }
 
@@ -91,7 +94,7 @@ export async function buildGateway(bridge: EnvironmentBridge, layers: readonly P
   return app;
 }
 
-/** Builds and starts a gateway; its endpoints are `<url>/<protocol>`. */
+/** Builds and starts a gateway; its endpoints are `<url>/<protocol>` (or the layer's endpointPath). */
 export async function startGateway(
   bridge: EnvironmentBridge,
   layers: readonly ProtocolLayer[],
@@ -107,7 +110,7 @@ export async function startGateway(
   }
   return {
     url,
-    endpoints: layers.map((layer) => ({ environment: bridge.name, protocol: layer.name, url: `${url}/${layer.name}` })),
+    endpoints: layers.map((layer) => ({ environment: bridge.name, protocol: layer.name, url: `${url}${layer.endpointPath ?? `/${layer.name}`}` })),
     close: () => app.close(),
   };
 }

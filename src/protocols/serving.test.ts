@@ -271,6 +271,20 @@ describe("Open Reward Standard (a client written from the reference one)", () =>
     expect((await ors.request("POST", `/${env}/call`, { name: "get_weather", input: { city: "x" } })).text).toContain("Active environment not found");
   });
 
+  it("is served at the gateway's root too (the reference client takes only an origin), taking body-less POSTs of any content type", async () => {
+    const root = new Ors(weatherGate);
+    expect(await root.json("GET", "/list_environments")).toEqual(["example_single_tool_call"]);
+    // One session map: a session opened at the root is the one under /ors.
+    await root.open("example_single_tool_call", { split: "test", index: 0 });
+    const prefixed = new Ors(`${weatherGate}/ors`);
+    prefixed.sid = root.sid;
+    expect((await prefixed.call("example_single_tool_call", "submit_answer", { answer: "x" })).output.reward).toBe(1);
+    // aiohttp sends `Content-Type: application/octet-stream` with an empty body; FastAPI ignores it, and so does Gymkit.
+    const empty = await fetch(`${weatherGate}/delete`, { method: "POST", headers: { "content-type": "application/octet-stream", "x-session-id": root.sid } });
+    expect(empty.status).toBe(200);
+    expect((await root.request("POST", "/ping")).status).toBe(404);
+  });
+
   it("sessions are isolated, each one's calls in order", async () => {
     const env = "example_multi_turn_gymnasium";
     const a = new Ors(`${turnsGate}/ors`);

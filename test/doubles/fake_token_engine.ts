@@ -22,8 +22,11 @@ export interface RawCall {
   body: Record<string, any>;
 }
 
-/** The model's raw output text (`<think>`, `<tool_call>` and all), and how generation ended. */
-export type RawPolicy = (call: RawCall) => { text: string; finish?: "stop" | "length" };
+/**
+ * The model's raw output text (`<think>`, `<tool_call>` and all), and how generation ended;
+ * `stopId` overrides the engine's stop token for this output (gpt-oss stops on `<|call|>` or `<|return|>`).
+ */
+export type RawPolicy = (call: RawCall) => { text: string; finish?: "stop" | "length"; stopId?: number };
 
 export interface FakeTokenEngineOptions {
   policy: RawPolicy;
@@ -129,12 +132,13 @@ export async function startFakeTokenEngine(options: FakeTokenEngineOptions): Pro
     const action = options.policy({ promptText: tok.decode(promptIds, { skip_special_tokens: false }), promptIds, call: calls, path, body });
     let ids = tok.encode(action.text, { add_special_tokens: false });
     let finish = action.finish ?? "stop";
-    if (finish === "stop") ids.push(stopId);
+    const stop = action.stopId ?? stopId;
+    if (finish === "stop") ids.push(stop);
     if (typeof body.max_tokens === "number" && ids.length > body.max_tokens) {
       ids = ids.slice(0, body.max_tokens);
       finish = "length";
     }
-    const text = tok.decode(ids.filter((id) => id !== stopId || body.skip_special_tokens === false), { skip_special_tokens: false });
+    const text = tok.decode(ids.filter((id) => id !== stop || body.skip_special_tokens === false), { skip_special_tokens: false });
     return { ids, logprobs: ids.map(fakeLogprob), finish, text, raw: action.text };
   };
 

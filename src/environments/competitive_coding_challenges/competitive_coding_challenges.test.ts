@@ -3,8 +3,9 @@
 // traps), real grading in the sandbox on problems made in this repository (testdata/, same shape as
 // NeMo Gym's CCC_TEST_FILE), the metrics override, NeMo Gym's config run unchanged, and NeMo Gym's
 // recorded rollouts re-verified (on the repository's stand-in for their problem, and on the real test
-// file when CCC_TEST_FILE names it).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+// file when CCC_TEST_FILE names it). Every server here keeps builds in one compile_cache_dir, so a
+// program compiled once is graded from its kept build by the later tests (and their `gym` processes).
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,7 +14,8 @@ import ccc from "./index.js";
 import { CccMetadata } from "./metadata.js";
 import { addIncludes, extractFinalCodeBlock, submissionFor } from "./solution.js";
 import { pyFloat, pyRound } from "./pyfloat.js";
-import { aggregateSubtask, patchRunScript, type EntryResult } from "./grader.js";
+import { aggregateSubtask, buildKeyOf, patchRunScript, type EntryResult } from "./grader.js";
+import { forgetBuilds } from "./build_cache.js";
 import { binaryReward, fractionReward } from "./reward.js";
 import { cccAggregate } from "./metrics.js";
 import { lastAssistantText } from "./text.js";
@@ -29,10 +31,15 @@ const ID = "competitive_coding_challenges";
 const TEST_FILE = fileURLToPath(new URL("./testdata/test_metadata.jsonl", import.meta.url));
 const recorded = recordedRollouts(ID);
 const md = CccMetadata.fromFile(TEST_FILE);
+/** The builds every server of this file keeps (removed at the end). */
+const BUILDS = mkdtempSync(join(tmpdir(), "gym-ccc-builds-"));
+afterAll(() => rmSync(BUILDS, { recursive: true, force: true }));
+const builds = () => readdirSync(BUILDS).filter((f) => f.endsWith(".build")).sort();
 const cpp = (code: string) => `Reasoning first.\n\`\`\`cpp\n${code}\n\`\`\`\n`;
 const MEX = "int main(){int n;cin>>n;set<int>s;for(int i=0;i<n;i++){int x;cin>>x;s.insert(x);}int m=0;while(s.count(m))m++;cout<<m<<endl;}";
 const PAIRS_FULL = "int main(){long long a,b;cin>>a>>b;cout<<a+b<<\"\\n\"<<a*b<<\"\\n\";}";
 const PAIRS_INT = "int main(){int a,b;cin>>a>>b;cout<<a+b<<\"\\n\"<<a*b<<\"\\n\";}"; // overflows a*b on the big tests
+const ZERO = "int main(){cout<<0<<endl;}";
 const PAIRS_SUM = "int main(){long long a,b;cin>>a>>b;cout<<a+b<<\"\\n\";}"; // first line only: half marks
 
 describe("answer extraction", () => {
@@ -169,8 +176,9 @@ describe("/verify graded in the sandbox on repository-made problems", () => {
   let env: RunningInstance;
   let fraction: RunningInstance;
   beforeAll(async () => {
-    env = await startInstance(ccc, { config: { test_file: TEST_FILE } });
-    fraction = await startInstance(ccc, { config: { test_file: TEST_FILE, reward_mode: "fraction" } });
+    env = await startInstance(ccc, { config: { test_file: TEST_FILE, compile_cache_dir: BUILDS } });
+    // Batches of 2: a row's tests in several runs, all on the row's one build.
+    fraction = await startInstance(ccc, { config: { test_file: TEST_FILE, reward_mode: "fraction", test_batch_size: 2, compile_cache_dir: BUILDS } });
   });
   afterAll(async () => {
     await env?.close();
@@ -181,7 +189,7 @@ describe("/verify graded in the sandbox on repository-made problems", () => {
   const mex = { competition_id: "usaco25", problem_id: "makingmexes", subtask: "all_tests", subtask_score: 11 };
 
   it("rewards a correct solution (every test run, scored by the problem's run.sh) and not a wrong or broken one", async () => {
-    const [right, wrong, broken] = await Promise.all([verify(env, mex, cpp(MEX)), verify(env, mex, cpp("int main(){cout<<0<<endl;}")), verify(env, mex, cpp("int main(){ return x; }"))]);
+    const [right, wrong, broken] = await Promise.all([verify(env, mex, cpp(MEX)), verify(env, mex, cpp(ZERO)), verify(env, mex, cpp("int main(){ return x; }"))]);
     expect(right).toMatchObject({ reward: 1, name: "makingmexes", num_tests_run: 11, details: { name: "makingmexes", subtask: "all_tests", test_case_results: { all_tests: { score: 11 } } } });
     const outputs = right.details.test_case_results.all_tests.outputs;
     expect(outputs.map((o: any) => [o.test_name, o.test_group, o.score, o.run_stdout, o.compile_success])).toEqual(Object.keys(md.problem("makingmexes", "usaco25").all_tests).map((t) => [t, t.startsWith("sample") ? "sample" : "secret", 1, "1\n", true]));
@@ -197,6 +205,8 @@ describe("/verify graded in the sandbox on repository-made problems", () => {
     expect(failed).toHaveLength(1); // the first failure ends what a "min" subtask keeps
     expect(failed[0]).toMatchObject({ compile_success: false, run_stdout: "", run_stderr: "", error: "", score: 0 });
     expect(failed[0].compile_stderr).toMatch(/x. was not declared/);
+    // Two clean builds kept (the failed compilation is not).
+    expect(builds()).toHaveLength(2);
   }, 240_000);
 
   it("scores subtasks: partial credit, min over tests, sum_tests, the whole problem, and the fraction mode", async () => {
@@ -217,6 +227,23 @@ describe("/verify graded in the sandbox on repository-made problems", () => {
     // The fraction mode keeps every result: 2 of 4 tests scored 1.
     expect(fullFraction).toMatchObject({ reward: 0.5, num_tests_run: 4, details: { test_case_results: { full: { score: 0 } } } });
     expect(fullFraction.details.test_case_results.full.outputs).toHaveLength(4);
+  }, 240_000);
+
+  it("grades from the build kept for the program and problem: not compiled anew", async () => {
+    const problem = md.problem("pairs", "ioi_mini");
+    const buildOf = (code: string) => join(BUILDS, `${buildKeyOf(problem, submissionFor(problem, "pairs", cpp(code)))}.build`);
+    const saved = readFileSync(buildOf(PAIRS_FULL));
+    // PAIRS_SUM's build under PAIRS_FULL's key (with the memory emptied, the file is what is found):
+    // PAIRS_FULL's answer is then graded as PAIRS_SUM's program.
+    copyFileSync(buildOf(PAIRS_SUM), buildOf(PAIRS_FULL));
+    forgetBuilds();
+    try {
+      const swapped = await verify(env, { competition_id: "ioi_mini", problem_id: "pairs", subtask: "small" }, cpp(PAIRS_FULL));
+      expect(swapped).toMatchObject({ reward: 0, num_tests_run: 2, details: { test_case_results: { small: { score: 0 } } } });
+    } finally {
+      writeFileSync(buildOf(PAIRS_FULL), saved);
+      forgetBuilds();
+    }
   }, 240_000);
 
   it("grades the older problem shape, and answers an unknown problem with reward 0 and the error", async () => {
@@ -266,14 +293,26 @@ describe("NeMo Gym's config and recorded rollouts", () => {
   });
 
   it("runs configs/competitive_coding_challenges.yaml unchanged on example.jsonl (CCC_TEST_FILE = the repository's file), with NeMo Gym's metrics", async () => {
+    // MEX's build (kept by the /verify tests above) cut short: a damaged build file is no build, so
+    // this run compiles MEX again and keeps it whole.
+    const problem = md.problem("makingmexes", "usaco25");
+    const mexBuild = join(BUILDS, `${buildKeyOf(problem, submissionFor(problem, "makingmexes", cpp(MEX)))}.build`);
+    const whole = (bytes: Buffer) => {
+      const newline = bytes.indexOf(0x0a);
+      return newline > 0 && (JSON.parse(bytes.subarray(0, newline).toString("utf8")) as { tarBytes?: number }).tarBytes === bytes.length - newline - 1;
+    };
+    const kept = readFileSync(mexBuild);
+    writeFileSync(mexBuild, kept.subarray(0, kept.length - 100));
+    expect(whole(readFileSync(mexBuild))).toBe(false);
     const checkout = nemoGymCheckout([ID]);
     try {
       const out = join(dir, "run.jsonl");
       const result = await runGym(
-        ["eval", "run", "--config", `resources_servers/${ID}/configs/${ID}.yaml`, "--input", `resources_servers/${ID}/data/example.jsonl`, ...SIMPLE_AGENT, "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "-o", out, "--quiet"],
+        ["eval", "run", "--config", `resources_servers/${ID}/configs/${ID}.yaml`, "--input", `resources_servers/${ID}/data/example.jsonl`, ...SIMPLE_AGENT, `++${ID}_resources_server.resources_servers.${ID}.compile_cache_dir=${BUILDS}`, "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "-o", out, "--quiet"],
         { cwd: checkout.root, timeoutMs: 300_000, env: { CCC_TEST_FILE: TEST_FILE } },
       );
       expect(result.code, result.stderr).toBe(0);
+      expect(whole(readFileSync(mexBuild))).toBe(true);
       const rows = readJsonlFile(out);
       expect(rows).toHaveLength(5);
       expect(rows.map((r) => r.reward).sort()).toEqual([0, 0, 0, 0, 1]);
@@ -293,7 +332,7 @@ describe("NeMo Gym's config and recorded rollouts", () => {
   }, 400_000);
 
   it("re-verifies NeMo Gym's recorded rollouts to their rewards on the repository's stand-in for makingmexes", async () => {
-    const { result, recorded: rewards, reverified, rows } = await reverifyRecorded(ID, ["--resources-server", ID, `+${ID}.resources_servers.${ID}.test_file=${TEST_FILE}`]);
+    const { result, recorded: rewards, reverified, rows } = await reverifyRecorded(ID, ["--resources-server", ID, `+${ID}.resources_servers.${ID}.test_file=${TEST_FILE}`, `+${ID}.resources_servers.${ID}.compile_cache_dir=${BUILDS}`]);
     expect(result.code, result.stderr).toBe(0);
     expect(rewards).toEqual([0, 0, 0, 0, 0]);
     expect(reverified).toEqual(rewards);

@@ -6,7 +6,11 @@
 // when it is not one); a compilation that writes anything to standard error fails every test.
 // Subtask score: "min" = round(min test score · subtask score, score_precision) (0 once failed);
 // "sum_tests" = the number of tests that scored above 0.
+// Gymkit's addition: the submission is compiled once per row (not per batch), in a run of its own,
+// and a clean build is kept by what went into it (build_cache.ts), so rows and batches with the same
+// program and problem share it; every batch then runs on an unpacked copy of that build.
 import { sharedSandbox } from "../../sandbox/shared.js";
+import { buildFor, buildKey, type Build } from "./build_cache.js";
 import { DRIVER } from "./driver.js";
 import type { ProblemMeta, SubtaskMeta } from "./metadata.js";
 import type { Submission } from "./solution.js";
@@ -18,6 +22,10 @@ export interface GradeOptions {
   runAllTests: boolean;
   memoryLimitMb: number;
   scratchLimitMb: number;
+  /** Memory for kept builds, in MiB (0: none kept, each row compiles its own). */
+  buildCacheMb: number;
+  /** Folder where builds are also kept, shared by processes; null: memory only. */
+  buildCacheDir: string | null;
 }
 
 export type TestOutput = Record<string, unknown> & { score: number };
@@ -32,8 +40,12 @@ export interface EntryResult {
 /** Python's `float(x)` of a number. */
 const scoreOf = (out: Record<string, unknown>) => Number(out.score ?? 0) || 0;
 
-/** Runs one batch of tests (all sharing the submission) in one sandbox run. */
-async function runBatch(problem: ProblemMeta, submission: Submission, tests: Array<[string, { input: string; output: string }]>, timeScale: number, options: GradeOptions): Promise<TestOutput[]> {
+/** The largest build (tar bytes) carried from the compiling run to the batches' runs. */
+const BUILD_CARRY_BYTES = 32 * 1024 * 1024;
+const COMPILE_TIMEOUT_S = 120;
+
+/** The problem folder and the submission, as the driver takes them. */
+function folderFiles(problem: ProblemMeta, submission: Submission): Record<string, string | Uint8Array> {
   const files: Record<string, string | Uint8Array> = {
     "driver.sh": DRIVER,
     submission: submission.code,
@@ -41,6 +53,59 @@ async function runBatch(problem: ProblemMeta, submission: Submission, tests: Arr
     "pre/run.sh": patchRunScript(problem.run ?? ""),
   };
   for (const [path, content] of problem.grader_files ?? []) files[`pre/${path}`] = content;
+  return files;
+}
+
+const decode = (b64: string | undefined) => Buffer.from(b64 ?? "", "base64").toString("utf8");
+
+/** Compiles the submission with the problem folder in a run without tests; null when that run did not complete. */
+async function compileSubmission(problem: ProblemMeta, submission: Submission, options: GradeOptions): Promise<Build | null> {
+  const sandbox = await sharedSandbox();
+  const run = await sandbox.run({
+    argv: ["/bin/bash", "driver.sh"],
+    files: folderFiles(problem, submission),
+    env: { SOLUTION_PATH: submission.path, COMPILE_TIMEOUT: String(COMPILE_TIMEOUT_S), RUN_TIMEOUT: "1", TIME_SCALE: "1", KEEP_BUILD: String(BUILD_CARRY_BYTES), PATH: "/usr/local/bin:/usr/bin:/bin" },
+    limits: {
+      wallMs: (2 * COMPILE_TIMEOUT_S + 30) * 1000,
+      memoryBytes: options.memoryLimitMb * 1024 * 1024,
+      scratchBytes: options.scratchLimitMb * 1024 * 1024,
+      fileBytes: options.scratchLimitMb * 1024 * 1024,
+      pids: 256,
+      stdoutBytes: 64 * 1024 * 1024,
+    },
+  });
+  let tar: Buffer | null = null;
+  for (const line of run.stdout.split("\n")) {
+    if (line.startsWith("B|")) tar = Buffer.from(line.slice(2), "base64");
+    else if (line.startsWith("C|")) {
+      const parts = line.split("|");
+      return { tar, stdout: decode(parts[1]), stderr: decode(parts[2]) };
+    }
+  }
+  return null;
+}
+
+/** The key a build of `submission` for `problem` is kept by: everything that goes into the compiled folder. */
+export function buildKeyOf(problem: ProblemMeta, submission: Submission): string {
+  return buildKey([DRIVER, problem.compile ?? "", problem.run ?? "", problem.grader_files ?? [], submission.path, submission.code]);
+}
+
+/** The compiler step's result as every test of a failed compilation reports it. */
+function compileFields(build: { stdout: string; stderr: string }): TestOutput {
+  return { compile_success: build.stderr === "", compile_stdout: build.stdout, compile_stderr: build.stderr, run_stdout: "", run_stderr: "", error: "", score: 0.0 };
+}
+
+/**
+ * Runs one batch of tests (all sharing the submission) in one sandbox run: on the unpacked `build`
+ * when there is one, else compiling in the run itself. A build whose compilation failed runs nothing.
+ */
+async function runBatch(problem: ProblemMeta, submission: Submission, tests: Array<[string, { input: string; output: string }]>, timeScale: number, options: GradeOptions, build: Build | null): Promise<TestOutput[]> {
+  const files = folderFiles(problem, submission);
+  if (build?.tar) {
+    files["base.tar"] = build.tar;
+    files["compile.out"] = build.stdout;
+    files["compile.err"] = build.stderr;
+  }
   const encodingErrors = new Map<number, string>();
   tests.forEach(([, data], i) => {
     for (const [name, text] of [["input.txt", data.input], ["correct_output.txt", data.output]] as const) {
@@ -49,7 +114,14 @@ async function runBatch(problem: ProblemMeta, submission: Submission, tests: Arr
       files[`tests/${i}/${name}`] = Buffer.from(text, "latin1");
     }
   });
-  const compileTimeout = 120;
+  if (build && build.stderr !== "") {
+    const failed = compileFields(build);
+    return tests.map((_, i) => {
+      const encodingError = encodingErrors.get(i);
+      return encodingError ? { score: 0.0, output: "", error: encodingError } : { ...failed };
+    });
+  }
+  const compileTimeout = COMPILE_TIMEOUT_S;
   const runTimeout = Math.max(30, Math.trunc(30 * timeScale));
   const sandbox = await sharedSandbox();
   const run = await sandbox.run({
@@ -60,6 +132,7 @@ async function runBatch(problem: ProblemMeta, submission: Submission, tests: Arr
       COMPILE_TIMEOUT: String(compileTimeout),
       RUN_TIMEOUT: String(runTimeout),
       TIME_SCALE: String(timeScale),
+      KEEP_BUILD: "0",
       PATH: "/usr/local/bin:/usr/bin:/bin",
     },
     limits: {
@@ -71,7 +144,6 @@ async function runBatch(problem: ProblemMeta, submission: Submission, tests: Arr
       stdoutBytes: 64 * 1024 * 1024,
     },
   });
-  const decode = (b64: string | undefined) => Buffer.from(b64 ?? "", "base64").toString("utf8");
   let compile: { stdout: string; stderr: string } | null = null;
   const ran = new Map<number, { ns: number; stdout: string; stderr: string; timedOut: boolean }>();
   for (const line of run.stdout.split("\n")) {
@@ -87,15 +159,7 @@ async function runBatch(problem: ProblemMeta, submission: Submission, tests: Arr
   return tests.map((_, i) => {
     const encodingError = encodingErrors.get(i);
     if (encodingError) return { score: 0.0, output: "", error: encodingError };
-    const result: TestOutput = {
-      compile_success: compiled.stderr === "",
-      compile_stdout: compiled.stdout,
-      compile_stderr: compiled.stderr,
-      run_stdout: "",
-      run_stderr: "",
-      error: "",
-      score: 0.0,
-    };
+    const result = compileFields(compiled);
     if (!result.compile_success) return result;
     const r = ran.get(i);
     if (!r) return { ...result, error: `the test did not run (${run.status}${run.reason ? `: ${run.reason}` : ""})` };
@@ -145,13 +209,18 @@ export async function gradeEntry(problem: ProblemMeta, submission: Submission, s
     items = items.filter(([name]) => wanted.has(name));
   }
   const runTimes: number[] = [];
+  // Compiled when the first batch needs it, once for the row (and kept for rows with the same program).
+  let build: Promise<Build | null> | undefined;
+  const key = buildKeyOf(problem, submission);
+  const cache = { memoryCapBytes: options.buildCacheMb * 1024 * 1024, dir: options.buildCacheDir };
   for (let i = 0; i < items.length; i += options.testBatchSize) {
     const batch = items.slice(i, i + options.testBatchSize).filter(([name]) => options.runAllTests || (subtasksOf.get(name) ?? []).some((s) => {
       const st = state.get(s)!;
       return st.aggregation === "sum_tests" || !st.failed;
     }));
     if (batch.length === 0) continue;
-    const results = await runBatch(problem, submission, batch, timeScale, options);
+    build ??= buildFor(key, cache, () => compileSubmission(problem, submission, options));
+    const results = await runBatch(problem, submission, batch, timeScale, options, await build);
     batch.forEach(([testName], j) => {
       const result = results[j]!;
       if (typeof result.run_time_s === "number") runTimes.push(result.run_time_s);

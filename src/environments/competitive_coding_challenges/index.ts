@@ -30,6 +30,10 @@ const Config = z.strictObject({
   /** Gymkit's: memory of one batch's run (compiler and programs), and the size of its scratch folder. */
   memory_limit_mb: z.number().int().positive().default(4096),
   scratch_limit_mb: z.number().int().positive().default(1024),
+  /** Gymkit's: memory for compiled submissions kept by program and problem (build_cache.ts); 0 keeps none. */
+  compile_cache_mb: z.number().int().nonnegative().default(256),
+  /** Gymkit's: a folder where compiled submissions are also kept, shared by processes and runs; null: memory only. */
+  compile_cache_dir: z.string().nullable().default(null),
 });
 type Config = z.infer<typeof Config>;
 
@@ -82,6 +86,8 @@ export default defineEnvironment({
         runAllTests: ctx.config.reward_mode === "fraction",
         memoryLimitMb: ctx.config.memory_limit_mb,
         scratchLimitMb: ctx.config.scratch_limit_mb,
+        buildCacheMb: ctx.config.compile_cache_mb,
+        buildCacheDir: ctx.config.compile_cache_dir === null ? null : resolve(ctx.config.compile_cache_dir),
       });
       details = { name, subtask: request.subtask, ...result };
       reward = ctx.config.reward_mode === "fraction" ? fractionReward(request, result) : binaryReward(request, result, metadata);

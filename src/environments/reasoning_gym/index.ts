@@ -4,14 +4,14 @@
 // row's `metadata.source_dataset` names the reasoning-gym task whose `score_answer` gives the reward.
 // Task families: the 59 of reasoning-gym 0.1.25 whose scorer is ported (scorers.ts); any other family is
 // refused with a 400 naming it and why, rather than scored by a scorer Gymkit does not have. The config's
-// `strict: true` (Gymkit's own, README) closes what the reward-hack audit finds in the default.
+// `strict: true` (Gymkit's own, strict.ts, README) closes what the reward-hack audit finds in the default.
 import { z } from "zod";
 import { defineEnvironment } from "../../environment_kit/define.js";
 import { HttpError } from "../../http/errors.js";
 import { outputText } from "../../protocol/index.js";
 import { PY_WS, pyStrip } from "./python_text.js";
-import { scoreKnightsKnavesStrict } from "./knights_knaves.js";
 import { SCORERS, UNSUPPORTED } from "./scorers.js";
+import { strictScore } from "./strict.js";
 
 export const SUPPORTED_TASKS = Object.keys(SCORERS).sort();
 
@@ -34,8 +34,9 @@ export default defineEnvironment({
   id: "reasoning_gym",
   configSchema: z.strictObject({
     /**
-     * Gymkit's own (default false = NeMo Gym's reward): the \\boxed{} fallback reads the last box, and a
-     * knights_knaves answer must consist of the puzzle's names and roles only (README).
+     * Gymkit's own (default false = NeMo Gym's reward): the \\boxed{} fallback reads the last box, a right
+     * answer scores 1 and anything else 0 (no partial credit), and the scorers that accept a wrong answer
+     * read it exactly (strict.ts, README).
      */
     strict: z.boolean().default(false),
   }),
@@ -61,10 +62,8 @@ export default defineEnvironment({
       throw new HttpError(400, `reasoning_gym: ${message}; run it on NeMo Gym's Python server`, { detail: message });
     }
     const names = request.metadata.names;
-    const score =
-      strict && task === "knights_knaves"
-        ? scoreKnightsKnavesStrict(extracted, request.answer, Array.isArray(names) && names.every((n) => typeof n === "string") ? names : undefined)
-        : scorer(extracted, { question: request.question, answer: request.answer, metadata: request.metadata });
+    const entry = { question: request.question, answer: request.answer, metadata: request.metadata };
+    const score = strict ? strictScore(task, extracted, entry, Array.isArray(names) && names.every((n) => typeof n === "string") ? names : undefined) : scorer(extracted, entry);
     return { reward: score, task_name: task, score, extracted_answer: extracted };
   },
 });

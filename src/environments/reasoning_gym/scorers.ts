@@ -54,7 +54,7 @@ const lower = (s: string) => s.toLowerCase();
 
 // gsm_symbolic: re.search(r"\b-?\d+(?:\.\d+)?\b") with Python's Unicode \d and \b (\w = letters, digits, _).
 const WORD = "[\\p{L}\\p{N}_]";
-const GSM_NUMBER = new RegExp(`(?:(?<!${WORD})(?=${WORD})|(?<=${WORD})(?!${WORD}))-?\\p{Nd}+(?:\\.\\p{Nd}+)?(?:(?<!${WORD})(?=${WORD})|(?<=${WORD})(?!${WORD}))`, "u");
+export const GSM_NUMBER = new RegExp(`(?:(?<!${WORD})(?=${WORD})|(?<=${WORD})(?!${WORD}))-?\\p{Nd}+(?:\\.\\p{Nd}+)?(?:(?<!${WORD})(?=${WORD})|(?<=${WORD})(?!${WORD}))`, "u");
 
 // fraction_simplification: re.match(r"\\(?:frac|dfrac)\s*{\s*(\d+)\s*}\s*{\s*(\d+)\s*}", re.IGNORECASE)
 const LATEX_FRACTION = new RegExp(`^\\\\(?:frac|dfrac)${PY_WS}*\\{${PY_WS}*(\\p{Nd}+)${PY_WS}*\\}${PY_WS}*\\{${PY_WS}*(\\p{Nd}+)${PY_WS}*\\}`, "iu");

@@ -9,6 +9,9 @@
 // (the final answer: a tool environment's `/verify` reward, or a Gymnasium-style environment's step).
 // A failure is an MCP tool error (`isError: true`) whose text starts with its code (not_reset,
 // unknown_tool, invalid_args, done, closed, bad_row, environment_error), never a failed server.
+// With `--session-timeout S` (ProtocolSettings.sessionTimeout) an HTTP session no request has named
+// for S seconds (and none of whose requests is still running) is closed with its episode; a request
+// naming it afterwards is the SDK's "Session not found" (404, JSON-RPC -32001) saying it timed out.
 import { randomUUID } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -18,6 +21,7 @@ import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema, typ
 import type { EnvironmentBridge, Episode } from "../episode.js";
 import { EpisodeError } from "../errors.js";
 import type { ProtocolLayer, ProtocolMount } from "../gateway.js";
+import { expiredText, IdleSessions } from "../idle.js";
 
 export const START_TOOL = "start_episode";
 export const SUBMIT_TOOL = "submit_answer";
@@ -105,15 +109,31 @@ const rpcError = (reply: FastifyReply, status: number, code: number, message: st
 function mount({ app, prefix, bridge, settings, onClose }: ProtocolMount): void {
   const sessions = new Map<string, McpSession>();
   let opening = 0;
+  // An idle session is closed as its client's DELETE would close it: the transport (onclose below
+  // forgets it) and its episode.
+  const idle = IdleSessions.from<string>(settings, async (sid) => {
+    const session = sessions.get(sid);
+    if (!session) return;
+    sessions.delete(sid);
+    await session.transport.close();
+    await session.episode.close();
+  });
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers["mcp-session-id"];
     const sid = typeof header === "string" ? header : undefined;
     if (sid !== undefined) {
       const session = sessions.get(sid);
-      if (!session) return rpcError(reply, 404, -32001, `Session not found: ${sid} (ended or never opened; initialize a new one)`);
+      if (!session) {
+        const why = idle.wasReaped(sid) && idle.timeout !== undefined ? expiredText(idle.timeout) : "ended or never opened";
+        return rpcError(reply, 404, -32001, `Session not found: ${sid} (${why}); initialize a new one`);
+      }
+      idle.touch(sid);
       reply.hijack();
-      await session.transport.handleRequest(request.raw, reply.raw, request.body);
+      // A POST keeps its session busy (not reaped) until its answer is written; a GET's event stream does not.
+      const answered = new Promise<void>((resolve) => reply.raw.once("close", resolve));
+      const handled = session.transport.handleRequest(request.raw, reply.raw, request.body);
+      await (request.method === "POST" ? idle.during(sid, () => Promise.all([handled, answered])) : handled);
       return;
     }
     if (request.method !== "POST" || !isInitializeRequest(request.body)) {
@@ -130,10 +150,14 @@ function mount({ app, prefix, bridge, settings, onClose }: ProtocolMount): void 
       onsessioninitialized: (id) => {
         opening--;
         sessions.set(id, { transport, episode });
+        idle.add(id);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      if (transport.sessionId !== undefined) {
+        sessions.delete(transport.sessionId);
+        idle.remove(transport.sessionId);
+      }
       void episode.close().catch(() => undefined);
     };
     const server = mcpServerFor(bridge, episode);
@@ -152,6 +176,7 @@ function mount({ app, prefix, bridge, settings, onClose }: ProtocolMount): void 
 
   app.route({ method: ["GET", "POST", "DELETE"], url: prefix, config: { streams: true }, handler: handle });
   onClose(async () => {
+    idle.stop();
     await Promise.allSettled([...sessions.values()].map(async ({ transport, episode }) => {
       await transport.close();
       await episode.close();

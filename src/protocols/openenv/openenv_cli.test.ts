@@ -1,13 +1,16 @@
-// `gym env start --protocols nemo-gym,openenv` as a user runs it (three CLI spawns in all): the
-// OpenEnv endpoint it prints answers OpenEnv's client, `gym env status` lists it, and the reward of
-// each episode played over OpenEnv equals the reward `gym eval run` gives the same row and answer
+// `gym env start --protocols nemo-gym,openenv,mcp,ors` as a user runs it (three CLI spawns in all):
+// the endpoints it prints answer each protocol's client (OpenEnv over WebSocket, MCP with the SDK's
+// client, ORS as its reference client speaks it), `gym env status` lists them, and the reward of each
+// episode played over each protocol equals the reward `gym eval run` gives the same row and answer
 // (math_with_judge's shipped config and example rows; the policy is the fake engine).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { readJsonlFile, runGym, startGym, waitForOutput } from "../../../test/helpers/cli.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { headUrlIn, readJsonlFile, runGym, startGym, stopChild, waitForOutput } from "../../../test/helpers/cli.js";
 import { engineOf, onTeardown } from "../../../test/helpers/scope.js";
 
 const CONFIG = "src/environments/math_with_judge/configs/math_with_judge.yaml";
@@ -49,8 +52,37 @@ async function openEnvReward(baseUrl: string, rowIndex: number, answer: string):
   return step.data.reward as number;
 }
 
+/** One MCP session (the SDK's client): an episode per row, the reward of each answer. */
+async function mcpRewards(url: string, answers: string[]): Promise<number[]> {
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const client = new Client({ name: "cli-conformance", version: "1.0.0" });
+  await client.connect(transport);
+  const rewards: number[] = [];
+  for (const [row, answer] of answers.entries()) {
+    await client.callTool({ name: "start_episode", arguments: { row_index: row } });
+    const scored = (await client.callTool({ name: "submit_answer", arguments: { answer } })) as { structuredContent?: { reward?: number } };
+    rewards.push(scored.structuredContent?.reward ?? Number.NaN);
+  }
+  await transport.terminateSession();
+  await client.close();
+  return rewards;
+}
+
+/** One ORS session per row, as the reference client opens it (create_session, create, call, delete). */
+async function orsReward(base: string, row: number, answer: string): Promise<number> {
+  const created = await (await fetch(`${base}/create_session`, { method: "POST" })).text();
+  const sid = /event: task_id\r?\ndata: (\S+)/.exec(created)![1]!;
+  const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-session-id": sid }, body: JSON.stringify(body) });
+  expect((await post("/create", { split: "test", index: row })).status).toBe(200);
+  const events = await (await post("/math_with_judge/call", { name: "submit_answer", input: { answer } })).text();
+  const result = JSON.parse(/event: end\r?\ndata: (.*)/.exec(events)![1]!) as { output: { reward: number; finished: boolean } };
+  expect(result.output.finished).toBe(true);
+  await post("/delete", {});
+  return result.output.reward;
+}
+
 describe("gym env start --protocols", () => {
-  it("serves math_with_judge over OpenEnv, listed by env status, with gym eval run's rewards", async () => {
+  it("serves math_with_judge over OpenEnv, MCP and ORS, listed by env status, with gym eval run's rewards", async () => {
     const rows = readJsonlFile(join(process.cwd(), INPUT));
     const prompts = rows.map((r) => String(r.responses_create_params.input[0].content));
     const engine = await engineOf({ model: "m", policy: (turns) => ({ text: answerFor(turns.at(-1)!.content, prompts.indexOf(turns.at(-1)!.content)) }) });
@@ -58,19 +90,24 @@ describe("gym env start --protocols", () => {
     const dir = mkdtempSync(join(tmpdir(), "gym-protocols-"));
     onTeardown(async () => rmSync(dir, { recursive: true, force: true }));
 
-    const server = startGym(["env", "start", "--config", CONFIG, ...model, "--head-port", "0", "--protocols", "nemo-gym,openenv"]);
-    const exited = new Promise((resolve) => server.once("exit", resolve));
+    const server = startGym(["env", "start", "--config", CONFIG, ...model, "--head-port", "0", "--protocols", "nemo-gym,openenv,mcp,ors"]);
     onTeardown(async () => {
-      if (server.exitCode === null) server.kill("SIGINT");
-      await exited;
+      await stopChild(server, "SIGINT");
     });
     const printed = await waitForOutput(server, (text) => text.includes("head server:"), 60_000);
     const openenvUrl = /^math_with_judge\s+openenv\s+(http:\/\/\S+)/m.exec(printed)?.[1];
     expect(openenvUrl, printed).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/openenv$/);
-    const headUrl = /head server: (\S+)/.exec(printed)![1]!;
+    const mcpUrl = /^math_with_judge\s+mcp\s+(http:\/\/\S+)/m.exec(printed)?.[1];
+    expect(mcpUrl, printed).toBe(openenvUrl!.replace(/openenv$/, "mcp"));
+    // ORS's reference client takes an origin only: its endpoint is the gateway's root.
+    const orsUrl = /^math_with_judge\s+ors\s+(http:\/\/\S+)/m.exec(printed)?.[1];
+    expect(orsUrl, printed).toBe(openenvUrl!.replace(/\/openenv$/, ""));
+    const headUrl = headUrlIn(printed);
 
     const status = await runGym(["env", "status", "--head-url", headUrl]);
-    expect(status.stdout).toMatch(new RegExp(`math_with_judge\\s+openenv\\s+${openenvUrl!.replace(/[.:/]/g, "\\$&")}`));
+    for (const [protocol, url] of [["openenv", openenvUrl!], ["mcp", mcpUrl!], ["ors", orsUrl!]] as const) {
+      expect(status.stdout).toMatch(new RegExp(`math_with_judge\\s+${protocol}\\s+${url.replace(/[.:/]/g, "\\$&")}\\s*$`, "m"));
+    }
 
     const out = join(dir, "run.jsonl");
     const run = await runGym(["eval", "run", "--config", CONFIG, "--input", INPUT, "--agent", "math_with_judge_simple_agent", ...model, "-o", out, "--quiet"], { timeoutMs: 120_000 });
@@ -83,5 +120,10 @@ describe("gym env start --protocols", () => {
     const openEnvRewards: number[] = [];
     for (const [i, prompt] of prompts.entries()) openEnvRewards.push(await openEnvReward(openenvUrl!, i, answerFor(prompt, i)));
     expect(openEnvRewards).toEqual(evalRewards);
+    const answers = prompts.map((prompt, i) => answerFor(prompt, i));
+    // MCP's one session and ORS's session per row at once (ORS sessions are independent of each other).
+    const [mcpRewardList, orsRewards] = await Promise.all([mcpRewards(mcpUrl!, answers), Promise.all(answers.map((answer, i) => orsReward(orsUrl!, i, answer)))]);
+    expect(mcpRewardList).toEqual(evalRewards);
+    expect(orsRewards).toEqual(evalRewards);
   }, 200_000);
 });

@@ -37,6 +37,7 @@ import type { FunctionTool } from "../../protocol/index.js";
 import type { Episode, EpisodeObservation, EnvironmentBridge, StepOutcome } from "../episode.js";
 import { EpisodeError } from "../errors.js";
 import type { ProtocolLayer, ProtocolMount } from "../gateway.js";
+import { expiredText, reapInterval } from "../idle.js";
 import {
   actionJsonSchema,
   GymkitAction,
@@ -178,7 +179,7 @@ class OpenEnvService {
   ) {
     this.capacity = new Capacity(maxSessions);
     if (sessionTimeout !== undefined) {
-      this.reaper = setInterval(() => this.reapIdle(), 1000 * (reapEvery ?? Math.max(sessionTimeout / 4, 5)));
+      this.reaper = setInterval(() => this.reapIdle(), 1000 * reapInterval(sessionTimeout, reapEvery));
       this.reaper.unref();
     }
   }
@@ -366,7 +367,7 @@ class OpenEnvService {
 /** What a reaped session's failed request says instead of "closed" (undefined for anything else). */
 function reapedMessage(session: Session | "unknown" | undefined, error: unknown): string | undefined {
   if (typeof session !== "object" || session.reapedAfter === undefined || !(error instanceof EpisodeError) || error.code !== "closed") return undefined;
-  return `the session was closed after ${session.reapedAfter} s without activity (the server's session_timeout); open a new one`;
+  return `the session was ${expiredText(session.reapedAfter)}; open a new one`;
 }
 
 /** An EpisodeError (or anything thrown) as OpenEnv's WebSocket error data. */
