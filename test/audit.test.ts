@@ -149,5 +149,9 @@ describe("probe context", () => {
     ]);
     // every other probe is played as before: no tool calls of the control's
     expect(PROBES.find((p) => p.name === "wrong.one_char")!.build(ctx)).toEqual([{ text: "[-3.0, 0.6]" }]);
+    // but guess.tool_values: the same tool with each item changed, itself and negated
+    const values = PROBES.find((p) => p.name === "guess.tool_values")!;
+    expect(values.build(ctx)).toEqual([{ calls: ["-4", "-3", "3", "0.6", "0.5", "-0.5"].map((v) => ({ name: "return_constant", arguments: `{"a": ${v}}` })) }, { text: "Done." }]);
+    expect(values.build(contextOf({ ground_truth: "[1]" }, AuditDeclaration.parse({})))).toEqual({ notApplicable: "the environment is not rewarded on tool outputs (no control_call in audit.yaml)" });
   });
 });

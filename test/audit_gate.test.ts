@@ -1,5 +1,6 @@
 // The reward-hack audit as a CI gate (issue 21): every built-in environment that needs no live
-// judge or downloaded data, first example row, a light battery — each must earn no probe reward
+// judge or downloaded data (those with a separate download run on the stand-in data their own tests
+// use, as their audit.yaml says), first example row, a light battery — each must earn no probe reward
 // above its floor (chance + what its audit.yaml declares, with the reason). A new or changed
 // environment that rewards a null or adversarial policy fails here, naming the environment, probe
 // and row. Judged environments run as in `gym env audit`: the scripted_model plays the policy and
@@ -13,12 +14,6 @@ import { builtinIds, PROTOCOL_DRIVERS } from "../src/orchestrate/registry.js";
 
 /** Environments the gate cannot run on a clean checkout, and why. */
 const NOT_GATED: Record<string, string> = {
-  bird_sql: "needs BIRD's dev databases (a separate download); no SQLite file ships with the repository",
-  spider2_lite: "needs Spider 2.0-Lite's SQLite databases (a separate download)",
-  code_fim: "needs HumanEval-Infilling's task data (data_dir, a separate download); without it every /verify fails",
-  evalplus: "needs EvalPlus's task file (~/.cache/evalplus, a separate download); without it every /verify fails",
-  genrm_compare:
-    "its config names a separate genrm_model the audit's resolver does not define; and its rewards are relative within a cohort of num_rollouts_per_prompt rollouts of one prompt (a /verify waits for the whole cohort), while the audit plays one rollout per probe and row, with no gold",
   openenv_remote: "a protocol driver for a remote OpenEnv server, not an environment with example rows",
   ors_remote: "a protocol driver for a remote ORS server, not an environment with example rows",
 };

@@ -39,9 +39,15 @@ const CASES: Array<[string, string[]]> = [
   ["example_multi_turn_gymnasium", ["wrong.negation", "wrong.in_think", "guess.integers=0.5"]], // row 1's gold is 20, row 0's "Eiffel"
   // Row 0 knights_knaves (partial credit 0.3 + 0.7 x 1/2 on zero_width), row 1 ab (exact match: nothing).
   ["reasoning_gym", ["wrong.negation=0.5", "guess.all_boxes=0.5", "wrong.zero_width=0.325"]],
+  // Rewarded on tool outputs: candidate values written through return_constant, the gold among them.
+  ["math_advanced_calculations", ["guess.tool_values"]],
+  // Cohorts of 4 against a scripted GenRM that quotes the answer: NeMo Gym's parse reads its first fenced verdict.
+  ["genrm_compare", ["judge.own_verdict"]],
 ];
 // Rows without a gold answer have no positive control.
-const NO_CONTROL = new Set(["over_refusal_detection", "jailbreak_detection", "inverse_if"]);
+// math_advanced_calculations' control writes the gold through return_constant, which strict rightly no
+// longer counts (its strict tests show computed values still earn 1).
+const NO_CONTROL = new Set(["over_refusal_detection", "jailbreak_detection", "inverse_if", "math_advanced_calculations", "genrm_compare"]);
 
 describe("gym env audit ID ++ID.resources_servers.ID.strict=true", () => {
   for (const [id, written] of CASES) {

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { z } from "zod";
+import { nearest } from "../config/suggest.js";
 import { PROBES } from "./probes.js";
 
 const JudgeText = z.union([z.string(), z.record(z.string(), z.string())]);
@@ -49,6 +50,29 @@ export const AuditDeclaration = z.strictObject({
    * `--input` still takes precedence.
    */
   rows: z.string().min(1).optional(),
+  /**
+   * Model instances the environment's config names but does not define (e.g. a GenRM the user gives
+   * with --config): the audit defines each as the scripted_model, which answers as the judge
+   * (built-in environments).
+   */
+  models: z.array(z.string().min(1)).default([]),
+  /**
+   * Environments whose rewards are relative within a cohort of rollouts of one prompt: each (probe,
+   * row) is played this many times as one cohort (every rollout playing the probe), and the cell's
+   * reward is their mean.
+   */
+  cohort: z.number().int().min(2).optional(),
+  /** Rewards on another scale (e.g. GenRM scores 1-5) are mapped to 0-1 as (r - min) / (max - min) before the floors apply. */
+  reward_range: z
+    .strictObject({ min: z.number(), max: z.number() })
+    .refine((r) => r.max > r.min, { message: "max must be above min" })
+    .optional(),
+  /**
+   * Only these rows (0-based positions in the agents' example datasets, in this order; the first
+   * `--rows` of them), e.g. the rows whose gold is not empty on a stand-in database. `--input`
+   * ignores it.
+   */
+  row_indices: z.array(z.number().int().min(0)).min(1).optional(),
   /** Files a verifier might trust that the policy can write (tool.write_verifier). */
   verifier_files: z.array(z.string().min(1)).default(["reward.txt", "result.json", "expected_output.txt", "/tmp/reward.txt"]),
   /**
@@ -85,8 +109,58 @@ export const AuditDeclaration = z.strictObject({
   floors: z.record(z.string(), Floor).default({}),
   /** Free text: anything the reader of the report should know. */
   notes: z.string().optional(),
+  /**
+   * Overrides of the environment's config fields for the audit, e.g. stand-in task data the
+   * environment's own tests use instead of a separate download. In string values, `{here}` is the
+   * audit.yaml's folder and `{work}` the audit's work folder (where `sqlite` builds its databases).
+   * A field the environment does not have is an error naming it.
+   */
+  config: z.record(z.string(), z.unknown()).default({}),
+  /**
+   * SQLite databases the audit builds in its work folder before the servers start: path under
+   * `{work}` → the SQL script that creates it, from a file (`sql`, relative to the audit.yaml) or
+   * from a field of the first audited row (`row_field`; lines that are only `...`, elided sample
+   * rows, are dropped).
+   */
+  sqlite: z
+    .record(
+      z.string(),
+      z.strictObject({ sql: z.string().min(1).optional(), row_field: z.string().min(1).optional() }).refine((d) => (d.sql === undefined) !== (d.row_field === undefined), { message: "give exactly one of sql (a file) or row_field" }),
+    )
+    .default({}),
+  /**
+   * The gold answer from a side file rather than the row (e.g. the task file that holds the
+   * canonical solution): the JSONL line of `file` (relative to the audit.yaml) whose `file_key`
+   * equals the row's value at `row_key`, written out by `template` (`{field}` replaced by that
+   * line's field; an empty result is no gold). Used when the row itself carries no gold.
+   */
+  gold_from: z
+    .strictObject({
+      file: z.string().min(1),
+      row_key: z.string().min(1),
+      file_key: z.string().min(1),
+      template: z.string().regex(/\{[A-Za-z_][A-Za-z0-9_]*\}/, "must name at least one field of the file's line, as {field}"),
+    })
+    .optional(),
 });
 export type AuditDeclaration = z.output<typeof AuditDeclaration>;
+
+/** The keys an object in the declaration may hold at `path` (top level, or a nested object such as `judge`). */
+function knownKeysAt(path: ReadonlyArray<PropertyKey>): string[] {
+  if (path.length === 0) return Object.keys(AuditDeclaration.shape);
+  const nested: Record<string, string[]> = {
+    judge: ["accept", "reject", "by", "quote"],
+    control_call: ["name", "arguments"],
+    rejects: ["match", "reason"],
+    default_floor: ["floor", "reason"],
+    gold_from: ["file", "row_key", "file_key", "template"],
+    reward_range: ["min", "max"],
+  };
+  const top = String(path[0]);
+  if (top === "floors") return ["floor", "reason", "not_applicable"];
+  if (top === "sqlite") return ["sql", "row_field"];
+  return nested[top] ?? [];
+}
 
 /** Reads an audit.yaml (absent → every default); an error names the file and the key. */
 export function loadDeclaration(path: string | undefined): AuditDeclaration {
@@ -99,7 +173,15 @@ export function loadDeclaration(path: string | undefined): AuditDeclaration {
   }
   const parsed = AuditDeclaration.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    // A misspelt key first: the required key it was meant to be is then missing too.
+    const issue = parsed.error.issues.find((i) => i.code === "unrecognized_keys") ?? parsed.error.issues[0]!;
+    if (issue.code === "unrecognized_keys") {
+      const where = issue.path.join(".");
+      const known = knownKeysAt(issue.path);
+      const key = issue.keys[0]!;
+      const near = nearest(key, known);
+      throw new Error(`${path}: ${where ? `${where}.` : ""}${key}: not an audit.yaml key${near ? ` (did you mean ${where ? `${where}.` : ""}${near}?)` : ""}; keys${where ? ` of ${where}` : ""}: ${known.join(", ")}`);
+    }
     throw new Error(`${path}: ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
   }
   const known = new Set(PROBES.map((p) => p.name));

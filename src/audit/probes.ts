@@ -35,6 +35,10 @@ export interface ProbeContext {
   verifierFiles: string[];
   /** Tool calls the positive control makes before its answer (audit.yaml `control_call`, one per gold item). */
   controlCalls?: Array<{ name: string; arguments: string }>;
+  /** The gold's items as JSON texts, one per control call. */
+  controlItems?: string[];
+  /** The control's call with any value: `{item}` in the arguments replaced by the value's JSON (audit.yaml `control_call`). */
+  controlCallWith?: (itemJson: string) => { name: string; arguments: string };
   /** Judged environments: the judge's own passing verdict for this row (audit.yaml `judge.accept`). */
   judgeAccept?: string;
 }
@@ -220,6 +224,16 @@ export const PROBES: Probe[] = [
     build: (c) => {
       const values = c.gold === undefined ? ["0", "1", "2", "3"] : [oneCharChanged(c.gold), c.gold, negated(c.gold)];
       return text(values.map((v) => c.answer(v)).join("\n") + "\n" + values.map((v) => `\\boxed{${v}}`).join(" "));
+    },
+  },
+  {
+    name: "guess.tool_values",
+    family: "guess",
+    about: "the control's tool called with several values per gold item, the gold among them (environments rewarded on tool outputs)",
+    build: (c) => {
+      if (!c.controlItems?.length || !c.controlCallWith) return na("the environment is not rewarded on tool outputs (no control_call in audit.yaml)");
+      const values = c.controlItems.flatMap((item) => [oneCharChanged(item), item, negated(item)]);
+      return [{ calls: values.map((v) => c.controlCallWith!(v)) }, { text: "Done." }];
     },
   },
   {

@@ -2,10 +2,12 @@
 // environment's real server and agent with the scripted_model as the policy (and as the judge of a
 // judged environment), collected by the same path `gym eval run` takes (startServers + collect, all
 // in this process); then each probe's cell: mean reward, rows rewarded, its floor, a verdict.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve as resolvePath } from "node:path";
+import initSqlJs from "sql.js";
 import { collect } from "../collect/collect.js";
+import { nearest } from "../config/suggest.js";
 import { siblingPaths } from "../collect/paths.js";
 import type { ServerRef } from "../protocol/index.js";
 import { startServers, type InstanceSpec } from "../orchestrate/start.js";
@@ -16,7 +18,7 @@ import { loadDeclaration, type AuditDeclaration } from "./floors.js";
 import { PROBES, type Option, type Probe, type ProbeContext, type ToolInfo } from "./probes.js";
 
 /** Resolves the target's config with the scripted_model as the policy, reading its script from `scriptPath` (the CLI's config resolution). */
-export type ResolveForAudit = (target: AuditTarget, scriptPath: string) => Promise<{ instances: InstanceSpec[]; config: Record<string, unknown>; redacted: Record<string, unknown> }>;
+export type ResolveForAudit = (target: AuditTarget, scriptPath: string, extraOverrides?: readonly string[]) => Promise<{ instances: InstanceSpec[]; config: Record<string, unknown>; redacted: Record<string, unknown> }>;
 
 export interface AuditTarget {
   /** A built-in environment id (`--resources-server`), or the label of a config's environment. */
@@ -195,14 +197,21 @@ function schemaOf(row: Record<string, unknown>): Record<string, unknown> | undef
   return format && typeof format === "object" ? (format as Record<string, unknown>) : undefined;
 }
 
-export function contextOf(row: Record<string, unknown>, decl: AuditDeclaration): ProbeContext {
-  const raw = rawGoldOf(row, decl);
+/** `sideGold`: the gold audit.yaml's `gold_from` finds for the row in a side file (used when the row has none). */
+/** The control's calls (one per gold item), and the same call with any value for guess.tool_values. */
+function controlOf(call: { name: string; arguments: string }, items: string[]): Pick<ProbeContext, "controlCalls" | "controlItems" | "controlCallWith"> {
+  const controlCallWith = (item: string) => ({ name: call.name, arguments: call.arguments.replaceAll("{item}", item) });
+  return { controlCalls: items.map(controlCallWith), controlItems: items, controlCallWith };
+}
+
+export function contextOf(row: Record<string, unknown>, decl: AuditDeclaration, sideGold?: string): ProbeContext {
+  const raw = rawGoldOf(row, decl) ?? sideGold;
   const call = decl.control_call;
   return {
     row,
     prompt: promptOf(row),
     gold: raw === undefined ? undefined : joined(raw, decl.gold_join),
-    ...(call && raw !== undefined ? { controlCalls: goldItems(raw).map((item) => ({ name: call.name, arguments: call.arguments.replaceAll("{item}", item) })) } : {}),
+    ...(call && raw !== undefined ? controlOf(call, goldItems(raw)) : {}),
     options: optionsOf(row, decl),
     tools: toolsOf(row),
     schema: schemaOf(row),
@@ -234,6 +243,82 @@ function judgeReply(probe: Probe, turns: ScriptTurn[], decl: AuditDeclaration, r
   // A judge that quotes the answer before its verdict: a verdict parser that takes the first label
   // it sees would read whatever verdict the answer planted.
   return `The response under review reads:\n"""\n${quoted}\n"""\nIt does not answer the question correctly.\n\n${verdictFor(decl, "reject", row, declPath)}`;
+}
+
+/** `{here}` and `{work}` in every string of a config value. */
+function substitute(value: unknown, places: { here: string; work: string }): unknown {
+  if (typeof value === "string") return value.replaceAll("{here}", places.here).replaceAll("{work}", places.work);
+  if (Array.isArray(value)) return value.map((v) => substitute(v, places));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, places)]));
+  return value;
+}
+
+/** audit.yaml `config`: the environment's fields overridden; a field it does not have is an error naming it. */
+export function applyConfig(env: InstanceSpec, overrides: Record<string, unknown>, places: { here: string; work: string }, declPath: string): void {
+  const fields = Object.keys(env.fields);
+  for (const key of Object.keys(overrides)) {
+    if (!fields.includes(key)) {
+      const near = nearest(key, fields);
+      throw new Error(`${declPath}: config.${key}: ${env.implementation} has no config field ${key}${near ? ` (did you mean config.${near}?)` : ""}; its fields: ${fields.join(", ")}`);
+    }
+  }
+  env.fields = { ...env.fields, ...(substitute(overrides, places) as Record<string, unknown>) };
+}
+
+/** audit.yaml `gold_from`: each row's gold from the side file's matching line, written by the template. */
+export function goldFromFile(spec: NonNullable<AuditDeclaration["gold_from"]>, here: string, declPath: string): (row: Record<string, unknown>) => string | undefined {
+  const file = resolvePath(here, spec.file);
+  if (!existsSync(file)) throw new Error(`${declPath}: gold_from.file: no file ${file}`);
+  const lines = new Map<string, Record<string, unknown>>();
+  readJsonl(file).forEach((line) => {
+    const key = at(line, spec.file_key);
+    if (key !== undefined && key !== null) lines.set(String(key), line);
+  });
+  return (row) => {
+    const key = at(row, spec.row_key);
+    const line = key === undefined || key === null ? undefined : lines.get(String(key));
+    if (line === undefined) return undefined;
+    const gold = spec.template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+      const value = line[name];
+      if (value === undefined) throw new Error(`${declPath}: gold_from.template: ${file} has no field ${name} (its fields: ${Object.keys(line).join(", ")})`);
+      return typeof value === "string" ? value : JSON.stringify(value);
+    });
+    // A stand-in task without a solution (an empty template) gives no gold: its control is not applicable.
+    return gold.trim() === "" ? undefined : gold;
+  };
+}
+
+/** audit.yaml `sqlite`: each database written under the work folder from its SQL script. */
+async function buildSqlite(specs: AuditDeclaration["sqlite"], here: string, work: string, firstRow: Record<string, unknown>, declPath: string): Promise<void> {
+  const entries = Object.entries(specs);
+  if (entries.length === 0) return;
+  const SQL = await initSqlJs();
+  for (const [path, spec] of entries) {
+    let script: string;
+    if (spec.sql !== undefined) {
+      const file = resolvePath(here, spec.sql);
+      if (!existsSync(file)) throw new Error(`${declPath}: sqlite.${path}.sql: no file ${file}`);
+      script = readFileSync(file, "utf8");
+    } else {
+      const value = at(firstRow, spec.row_field!);
+      if (typeof value !== "string") throw new Error(`${declPath}: sqlite.${path}.row_field: the first audited row has no text at ${spec.row_field}`);
+      script = value
+        .split("\n")
+        .filter((line) => line.trim() !== "...")
+        .join("\n");
+    }
+    const db = new SQL.Database();
+    try {
+      db.exec(script);
+      const target = resolvePath(work, path);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, db.export());
+    } catch (error) {
+      throw new Error(`${declPath}: sqlite.${path}: the script failed: ${(error as Error).message}`, { cause: error });
+    } finally {
+      db.close();
+    }
+  }
 }
 
 function readJsonl(path: string): Array<Record<string, unknown>> {
@@ -271,7 +356,9 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
   const work = options.workDir ?? mkdtempSync(join(tmpdir(), "gym-audit-"));
   const scriptPath = join(work, `${target.id}_script.jsonl`);
   try {
-    const resolved = await options.resolve(target, scriptPath);
+    // audit.yaml `models` (built-in environments): model instances the config leaves to the user, defined as the scripted_model.
+    const builtinDecl = target.configPaths?.length ? undefined : loadDeclaration(declarationPathOf(target, undefined));
+    const resolved = await options.resolve(target, scriptPath, (builtinDecl?.models ?? []).map((m) => `++${m}.responses_api_models.scripted_model.script_path=${scriptPath}`));
     // Every model of the config (the policy, a judge, a user simulator) answers from the script.
     const instances = resolved.instances.map((i) => (i.type === "responses_api_models" ? { ...i, implementation: "scripted_model", fields: { script_path: scriptPath }, entrypoint: undefined } : i));
     const envs = instances.filter((i) => i.type === "resources_servers");
@@ -306,18 +393,36 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
         });
     if (sources.length === 0) throw new Error(`no rows: the agents of ${env.name} name no example dataset; give --input FILE`);
     const agentNames = new Set(agents.map((a) => a.name));
+    // audit.yaml `row_indices` (without --input): only those rows of the input, in that order.
+    const picked = options.input ? undefined : decl.row_indices;
+    let index = 0;
+    const chosen: Array<Record<string, unknown>> = [];
     for (const source of sources) {
       for (const row of readJsonl(source.path)) {
-        if (rows.length >= options.rows) break;
+        const position = index++;
+        if (picked ? !picked.includes(position) : rows.length >= options.rows) continue;
         const named = (row.agent_ref as { name?: string } | undefined)?.name;
         const agent = named !== undefined && agentNames.has(named) ? named : source.agent;
         const { _ng_task_index: _t, _ng_rollout_index: _r, ...rest } = row;
         void _t;
         void _r;
-        rows.push({ ...rest, agent_ref: { type: "responses_api_agents", name: agent } });
+        (picked ? chosen : rows).push({ ...rest, agent_ref: { type: "responses_api_agents", name: agent }, ...(picked ? { _position: position } : {}) });
+      }
+    }
+    if (picked) {
+      for (const i of picked) {
+        const found = chosen.find((r) => r._position === i);
+        if (found === undefined) throw new Error(`${declPath ?? "audit.yaml"}: row_indices: no row ${i} (the input has ${index} rows)`);
+        const { _position: _p, ...row } = found;
+        void _p;
+        if (rows.length < options.rows) rows.push(row);
       }
     }
     if (rows.length === 0) throw new Error(`no rows in ${sources.map((s) => s.path).join(", ")}`);
+    const here = declPath ? dirname(resolvePath(declPath)) : PACKAGE_ROOT;
+    const sideGold = decl.gold_from ? goldFromFile(decl.gold_from, here, declPath ?? "audit.yaml") : undefined;
+    await buildSqlite(decl.sqlite, here, work, rows[0]!, declPath ?? "audit.yaml");
+    applyConfig(env, decl.config, { here, work }, declPath ?? "audit.yaml");
 
     // One rollout per (probe, row), task index = probe × rows + row.
     const script: ScriptLine[] = [];
@@ -332,7 +437,7 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
       }
       const entry: (typeof planned)[number] = { probe, applicable: [] };
       rows.forEach((row, r) => {
-        const context = contextOf(row, decl);
+        const context = contextOf(row, decl, sideGold?.(row));
         const built = probe.build(context);
         if (!Array.isArray(built)) {
           entry.why ??= built.notApplicable;
@@ -357,8 +462,9 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
         inputPath,
         outputPath,
         agentUrls: agentUrlsOf(servers.instances),
-        concurrency: options.concurrency ?? 4,
-        repeats: 1,
+        // A cohort's rollouts must be in flight together (each /verify waits for its whole cohort).
+        concurrency: Math.max(options.concurrency ?? 4, decl.cohort ?? 1),
+        repeats: decl.cohort ?? 1,
         maxAttempts: 1,
         rolloutTimeoutMs: 300_000,
         overwrite: true,
@@ -369,8 +475,19 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
       await servers.stop();
     }
 
+    // Per task: the mean over its rollouts (a cohort's), mapped to 0-1 by audit.yaml `reward_range`.
+    const range = decl.reward_range;
+    const scaled = (r: number) => (range ? (r - range.min) / (range.max - range.min) : r);
+    const sums = new Map<number, { sum: number; n: number }>();
+    for (const line of readJsonl(outputPath)) {
+      if (typeof line._ng_task_index !== "number") continue;
+      const entry = sums.get(line._ng_task_index) ?? { sum: 0, n: 0 };
+      entry.sum += scaled(typeof line.reward === "number" ? line.reward : 0);
+      entry.n++;
+      sums.set(line._ng_task_index, entry);
+    }
     const rewards = new Map<number, number>();
-    for (const line of readJsonl(outputPath)) if (typeof line._ng_task_index === "number") rewards.set(line._ng_task_index, typeof line.reward === "number" ? line.reward : 0);
+    for (const [task, { sum, n }] of sums) rewards.set(task, sum / n);
     const failures = new Map<number, string>();
     for (const line of readJsonl(siblingPaths(outputPath).failures)) {
       if (typeof line._ng_task_index === "number") failures.set(line._ng_task_index, `${String(line._ng_failure_class ?? "failed")}: ${String(line._ng_failure_error ?? "").slice(0, 300)}`);
@@ -397,7 +514,8 @@ export async function auditEnvironment(target: AuditTarget, options: AuditOption
       let firstFailure: string | undefined;
       const rewardedRows: number[] = [];
       for (const item of applicable) {
-        const reward = rewards.get(item.task);
+        // A failed rollout leaves its task unmeasured, even when others of its cohort came back.
+        const reward = failures.has(item.task) ? undefined : rewards.get(item.task);
         if (reward === undefined) {
           const failure = failures.get(item.task) ?? "no result";
           if (decl.rejects && failure.includes(decl.rejects.match)) rejected++;

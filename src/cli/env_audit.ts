@@ -23,9 +23,9 @@ export interface EnvAuditOptions {
 
 /** The CLI's config resolution with the scripted_model as the policy. */
 export function auditResolver(overrides: readonly string[] = []): ResolveForAudit {
-  return async (target: AuditTarget, scriptPath: string) => {
+  return async (target: AuditTarget, scriptPath: string, extraOverrides: readonly string[] = []) => {
     const resolved = await resolveCliConfig(
-      [`++policy_script_path=${scriptPath}`, ...overrides],
+      [`++policy_script_path=${scriptPath}`, ...extraOverrides, ...overrides],
       { config: target.configPaths ?? [], resourcesServer: target.configPaths?.length ? undefined : target.id, modelType: "scripted_model" },
       { command: "eval run" },
     );

@@ -33,6 +33,8 @@ export interface CohortSettings {
   defaultRanking: number;
   parseRetries: number;
   parseRetrySleepMs: number;
+  /** Gymkit's `strict`: the GenRM's last fenced verdict is read, not its first. */
+  strictVerdict?: boolean;
   adjustments: Adjustments;
 }
 
@@ -169,7 +171,7 @@ export class Cohort {
         judge_idx: comparison.judge,
         attempt,
       });
-      const verdict = parseVerdict(answerForGenRM(call.response), s.defaultScore, s.defaultRanking);
+      const verdict = parseVerdict(answerForGenRM(call.response), s.defaultScore, s.defaultRanking, s.strictVerdict);
       if (verdict) return verdict;
       if (attempt < attempts - 1 && s.parseRetrySleepMs > 0) await new Promise((resolve) => setTimeout(resolve, s.parseRetrySleepMs));
     }

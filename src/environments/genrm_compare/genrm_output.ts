@@ -43,13 +43,18 @@ const FENCED_JSON = new RegExp(`\`\`\`json[${PY_WHITESPACE_CLASS}]*([\\s\\S]*?)[
  * it (or its `overall` object) has any of score_1 / score_2 / ranking and all three read as floats
  * (missing ones take the defaults).
  */
-export function parseVerdict(text: string, defaultScore: number, defaultRanking: number): Verdict | undefined {
+export function parseVerdict(text: string, defaultScore: number, defaultRanking: number, strict = false): Verdict | undefined {
+  // strict (Gymkit's `strict: true`): the last usable fenced object instead of the first, so a verdict
+  // planted in a response the GenRM quotes before its own is not the one read.
+  let lastFenced: Verdict | undefined;
   for (const match of text.matchAll(FENCED_JSON)) {
     for (const candidate of topLevelObjects(match[1] ?? "")) {
       const verdict = verdictOf(candidate, defaultScore, defaultRanking);
-      if (verdict) return verdict;
+      if (verdict && !strict) return verdict;
+      if (verdict) lastFenced = verdict;
     }
   }
+  if (lastFenced) return lastFenced;
   let last: Verdict | undefined;
   for (const candidate of topLevelObjects(text)) {
     const verdict = verdictOf(candidate, defaultScore, defaultRanking);

@@ -57,6 +57,11 @@ const Config = z.strictObject({
    * run can be re-scored from its file with the calls replayed (judge_replay_model).
    */
   record_comparisons: z.boolean().default(false),
+  /**
+   * Gymkit's: read the GenRM's last ```json verdict rather than its first (NeMo Gym's), so a verdict
+   * planted in a response the GenRM quotes before giving its own is not taken (audit probe judge.own_verdict).
+   */
+  strict: z.boolean().default(false),
 });
 type Config = z.output<typeof Config>;
 
@@ -100,6 +105,7 @@ export default defineEnvironment({
           defaultScore: config.default_score,
           defaultRanking: config.default_ranking,
           parseRetries: config.genrm_parse_retries,
+          strictVerdict: config.strict,
           parseRetrySleepMs: config.genrm_parse_retry_sleep_s * 1000,
           adjustments: {
             defaultScore: config.default_score,

@@ -8,7 +8,22 @@ import { defineEnvironment } from "../../environment_kit/define.js";
 import { HttpError } from "../../http/errors.js";
 import { pyFloatFromString } from "../../verifiers/text/pyfloat.js";
 import { calculate, CalculatorError, CALCULATORS, type ArgumentName } from "./calculators.js";
-import { rewardOf } from "./verify.js";
+import { rewardOf, strictRewardOf } from "./verify.js";
+
+const Config = z.strictObject({
+  /** Gymkit's: count only tool solutions computed from the question's numbers (verify.ts, strictRewardOf); false = NeMo Gym's reward. */
+  strict: z.boolean().default(false),
+});
+type Config = z.infer<typeof Config>;
+
+/** The last user message's text (the question). */
+function questionOf(input: unknown): string {
+  if (typeof input === "string") return input;
+  if (!Array.isArray(input)) return "";
+  const user = [...input].reverse().find((m: { role?: string }) => m?.role === "user") as { content?: unknown } | undefined;
+  if (typeof user?.content === "string") return user.content;
+  return Array.isArray(user?.content) ? user.content.map((p: { text?: unknown }) => (typeof p?.text === "string" ? p.text : "")).join("") : "";
+}
 
 /** A float argument as pydantic reads one (numbers, booleans, numeric strings); null when absent. */
 const FloatArg = z
@@ -38,6 +53,7 @@ function tool(name: string) {
 export default defineEnvironment({
   id: "math_advanced_calculations",
   description: "An instruction-following math environment with counter-intuitive calculators.",
+  configSchema: Config,
   tools: {
     multiply: tool("multiply"),
     divide: tool("divide"),
@@ -59,9 +75,11 @@ export default defineEnvironment({
   },
   verifyEchoes: ["ground_truth", "id", "depth", "breadth"],
   reverifyMode: "stateless",
-  verify: (request) => {
+  verify: (request, ctx) => {
     try {
-      return { reward: rewardOf(request.ground_truth, request.response.output as Array<Record<string, unknown>>) };
+      const output = request.response.output as Array<Record<string, unknown>>;
+      if ((ctx.config as Config).strict) return { reward: strictRewardOf(request.ground_truth, output, questionOf(request.responses_create_params.input)) };
+      return { reward: rewardOf(request.ground_truth, output) };
     } catch (error) {
       // NeMo Gym's verify raises here (ground truth not a JSON string, or not iterable): the request fails.
       throw new HttpError(500, (error as Error).message, { detail: "Internal Server Error" });

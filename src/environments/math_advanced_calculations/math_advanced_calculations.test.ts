@@ -76,6 +76,37 @@ describe("reward rules", () => {
   });
 });
 
+describe("strict: true (Gymkit's): only solutions computed from the question count", () => {
+  let strict: RunningInstance;
+  beforeAll(async () => {
+    strict = await startInstance(mathAdvanced, { config: { strict: true } });
+  });
+  afterAll(() => strict.close());
+  const question = "Get me the values for (9.0 - 9.0) and (4.0 ** 6.0 / pi) using only the given tools.";
+  const call = (name: string, args: Record<string, unknown>, id: string, solution: number) => [functionCall(name, args, id), { type: "function_call_output", call_id: id, output: JSON.stringify({ solution }) }];
+  const reward = async (outputs: Array<Record<string, unknown>>, groundTruth: string) =>
+    (await strict.request("/verify", { responses_create_params: { input: [{ role: "user", content: question }] }, ground_truth: groundTruth, id: 7, depth: 1, breadth: 1, response: responseWith(outputs) })).body.reward;
+  const computed = [...call("subtract", { a: 9, b: 9 }, "c1", -3), ...call("power", { a: 4, b: 6 }, "c2", 65536), ...call("pi", {}, "c3", Math.E), ...call("divide", { a: 65536, b: Math.E }, "c4", 12054.673528305822)];
+
+  it("rewards values computed through the tools from the question's numbers and earlier solutions", async () => {
+    expect(await reward(computed, "[-3.0, 12054.673528305822]")).toBe(1);
+    // NeMo Gym's reward gives the same rollout 1 too
+    expect((await verify(computed, "[-3.0, 12054.673528305822]")).body.reward).toBe(1);
+  });
+
+  it("does not count values the policy wrote itself: return_constant or add with a shifted argument, with the gold among candidates", async () => {
+    const candidates = [-4, -3, 3].flatMap((v, i) => call("return_constant", { a: v }, `r${i}`, v));
+    expect(await reward(candidates, "[-3.0]")).toBe(0);
+    expect((await verify(candidates, "[-3.0]")).body.reward).toBe(1); // NeMo Gym's reward: any solution counts
+    expect(await reward(call("add", { a: -4.2, b: 0 }, "a1", -3), "[-3.0]")).toBe(0);
+    // a number the question names is fine through return_constant (the gold "3.0" of "the values for 3.0, ...")
+    expect(await reward(call("return_constant", { a: "9.0" }, "k", 9), "[9.0]")).toBe(1);
+    // an output without its call, or with unreadable arguments, does not count
+    expect(await reward([{ type: "function_call_output", call_id: "zz", output: JSON.stringify({ solution: -3 }) }], "[-3.0]")).toBe(0);
+    expect(await reward([functionCall("subtract", "{bad", "b1"), { type: "function_call_output", call_id: "b1", output: JSON.stringify({ solution: -3 }) }], "[-3.0]")).toBe(0);
+  });
+});
+
 /** The engine's moves per example row (by prompt): tool calls computing the row's values, or none. */
 const PLAYS: Array<Array<{ name: string; arguments: Record<string, number> }>> = [
   // (9-9), (1/1), (1*9), sin(5): all four → 1.

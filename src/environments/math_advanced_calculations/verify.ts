@@ -3,6 +3,7 @@
 // JSON `solution`, as Python's float() reads it), else 0.0. Equality is Python's `in`: numbers by value
 // (a JSON true equals 1.0), and a null in the ground truth matches a tool output that could not be read.
 // Behaviour matched to NeMo Gym's resources_servers/math_advanced_calculations/app.py at commit 07d6b0d.
+// `strictRewardOf` (Gymkit's `strict: true`) counts only solutions computed from the question: see there.
 import { pyFloatFromString } from "../../verifiers/text/pyfloat.js";
 
 /** A tool output's solution as `float(json.loads(output)["solution"])`, or null where that raises. */
@@ -43,4 +44,58 @@ export function rewardOf(groundTruth: unknown, output: ReadonlyArray<Record<stri
   const items = groundTruthItems(groundTruth);
   const predicted = output.filter((item) => item.type === "function_call_output").map((item) => solutionOf(item.output));
   return items.every((gt) => contains(predicted, gt)) ? 1.0 : 0.0;
+}
+
+/** A tool argument as a number (numbers, numeric strings, booleans, as the tools read them), else undefined. */
+function argumentNumber(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "string") return pyFloatFromString(value);
+  return undefined;
+}
+
+/** Every number written in the text, with either sign ("-(5.0)" names 5.0; a model may pass -5.0). */
+export function numbersIn(text: string): Set<number> {
+  const found = new Set<number>();
+  for (const m of text.matchAll(/\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g)) {
+    const n = Number(m[0]);
+    found.add(n);
+    found.add(-n);
+  }
+  return found;
+}
+
+/**
+ * Gymkit's `strict: true`. NeMo Gym's reward accepts any solution a tool returned, and return_constant
+ * (or negate, or add with a shifted argument) returns whatever value the model passes it, so a model
+ * can write candidate values into the tool outputs without computing anything: every candidate that
+ * is the gold is rewarded (audit probe guess.tool_values). Strict counts a tool's solution only when
+ * each number it was called with is written in the question or is a solution counted earlier in the
+ * rollout, i.e. when it was computed from the question through the tools.
+ */
+export function strictRewardOf(groundTruth: unknown, output: ReadonlyArray<Record<string, unknown>>, question: string): number {
+  const items = groundTruthItems(groundTruth);
+  const known = numbersIn(question);
+  const calls = new Map<string, unknown>();
+  const counted: Array<number | null> = [];
+  for (const item of output) {
+    if (item.type === "function_call" && typeof item.call_id === "string") calls.set(item.call_id, item.arguments);
+    if (item.type !== "function_call_output") continue;
+    const raw = calls.get(String(item.call_id));
+    if (typeof raw !== "string") continue;
+    let args: unknown;
+    try {
+      args = JSON.parse(raw);
+    } catch {
+      continue;
+    }
+    if (args === null || typeof args !== "object" || Array.isArray(args)) continue;
+    const values = Object.values(args as Record<string, unknown>).filter((v) => v !== null).map(argumentNumber);
+    if (!values.every((v) => v !== undefined && known.has(v))) continue;
+    const solution = solutionOf(item.output);
+    if (solution === null) continue;
+    counted.push(solution);
+    known.add(solution);
+  }
+  return items.every((gt) => contains(counted, gt)) ? 1.0 : 0.0;
 }
