@@ -19,9 +19,9 @@ const NOT_GATED: Record<string, string> = {
 };
 
 /**
- * Known weaknesses not yet examined (issue 21 stays open for them): skipped here so the gate still
- * catches every other cell, and listed as FAIL in docs/audit.md. Remove an entry when its environment
- * gets a fix, a `strict` option plus a floor with its reason, or hints that remove a probe artefact.
+ * Known weaknesses not yet examined (none today): a probe listed here for an environment is skipped so
+ * the gate still catches every other cell, and shows as FAIL in docs/audit.md. Remove an entry when its
+ * environment gets a fix, a `strict` option plus a floor with its reason, or hints that remove a probe artefact.
  */
 const PENDING_FIX: Record<string, string[]> = {};
 
