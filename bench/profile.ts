@@ -4,13 +4,15 @@
 // and the functions with the most self time. Shares are of the samples that were not idle; with
 // --rollouts they are also put as µs per rollout, scaled to the profile's busy sampled time (the
 // sampler ticks on wall time, so on a loaded machine the absolute figures run high; the shares hold).
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { SourceMap } from "node:module";
+import { basename, dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { markdownTable } from "./machine.js";
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 
@@ -21,7 +23,8 @@ interface Profile {
 }
 
 function shortUrl(url: string): string {
-  return url.replace(/^file:\/\/.*?\/(dist|src)\//, "$1/").replace(/^file:\/\/.*\/node_modules\//, "");
+  if (url.includes("/node_modules/")) return url.replace(/^file:\/\/.*\/node_modules\//, "");
+  return url.replace(/^file:\/\/.*?\/(dist|src)\//, "$1/");
 }
 
 function groupOf(url: string, name: string): string {
@@ -31,6 +34,22 @@ function groupOf(url: string, name: string): string {
   const parts = short.split("/");
   if (parts[0] === "dist" || parts[0] === "src") return `gymkit ${parts[1]}/`;
   return parts[0]!.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!;
+}
+
+const sourceMaps = new Map<string, SourceMap | undefined>();
+
+/**
+ * The bundled CLI's frames (dist/bundle/chunk-*.js, minified to a few long lines) put back at their
+ * TypeScript source line through the bundle's own `.js.map`, so the tables name src/ files again.
+ */
+function unbundled(frame: ProfileNode["callFrame"]): ProfileNode["callFrame"] {
+  if (!frame.url.startsWith("file://") || !frame.url.includes("/dist/bundle/")) return frame;
+  const file = fileURLToPath(frame.url);
+  if (!sourceMaps.has(file)) sourceMaps.set(file, existsSync(`${file}.map`) ? new SourceMap(JSON.parse(readFileSync(`${file}.map`, "utf8"))) : undefined);
+  const entry = sourceMaps.get(file)?.findEntry(frame.lineNumber, frame.columnNumber);
+  if (!entry || !("originalSource" in entry) || !entry.originalSource) return frame;
+  const source = resolve(dirname(file), entry.originalSource);
+  return { ...frame, url: `file://${source}`, lineNumber: entry.originalLine };
 }
 
 export default async function main(): Promise<void> {
@@ -47,7 +66,7 @@ export default async function main(): Promise<void> {
     let busy = 0;
     for (const node of profile.nodes) {
       const t = self.get(node.id) ?? 0;
-      const { functionName, url, lineNumber } = node.callFrame;
+      const { functionName, url, lineNumber } = unbundled(node.callFrame);
       if (t === 0 || functionName === "(idle)") continue;
       busy += t;
       const key = shortUrl(url) ? `${functionName || "(anonymous)"} ${shortUrl(url)}:${lineNumber + 1}` : `${functionName || "(anonymous)"} (native)`;
