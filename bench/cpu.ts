@@ -1,4 +1,4 @@
-// `npm run bench -- cpu [--baseline DIR] [--rollouts 20000] [--big 200000] [--ratio-rollouts 2000] [--rounds 1] [--concurrency 64] [--startup-only]`
+// `npm run bench -- cpu [--baseline DIR] [--rollouts 20000] [--big 200000] [--big-models vllm_model,openai_model] [--big-only] [--ratio-rollouts 2000] [--rounds 1] [--concurrency 64] [--startup-only]`
 // Issue 23's CPU figures, for this build and (with --baseline, a built checkout of another commit)
 // a baseline, run alternately in one session so both see the same machine:
 //   - start-up: CPU-s of a one-row, one-environment `gym eval run` (example_single_tool_call);
@@ -7,7 +7,9 @@
 //     `gym eval run --no-serve`), with peak RSS; "net" takes out the fixed cost (one process: the
 //     start-up run's CPU; process per server: the collector's one-row run against the same servers,
 //     the servers' own start-up is never counted);
-//   - at --big rollouts, one process on vllm_model (the memory-scaling run);
+//   - at --big rollouts, one process and a process per server on each of --big-models (default
+//     vllm_model): the scaling run (flat CPU per rollout, bounded memory); `--big-only` skips the
+//     --rollouts and per-model-call cells (start-up is still measured, for the net figures);
 //   - collector CPU per model call of a judged environment (math_with_judge, judge on: one policy and
 //     two judge calls per rollout) and of a tool-heavy multi-turn one (example_multi_step) against a
 //     plain rollout's, net of start-up, one process, vllm_model.
@@ -101,6 +103,8 @@ export default async function main(): Promise<void> {
   const ratioRollouts = Number(arg("ratio-rollouts", "2000"));
   const rounds = Number(arg("rounds", "1"));
   const startupOnly = process.argv.includes("--startup-only");
+  const bigOnly = process.argv.includes("--big-only");
+  const bigModels = arg("big-models", "vllm_model").split(",");
   const baselineDir = process.argv.includes("--baseline") ? resolve(arg("baseline", "")) : undefined;
   const builds: Build[] = [...(baselineDir ? [{ name: "baseline", root: baselineDir }] : []), { name: "this build", root: REPO_ROOT }];
   const dir = mkdtempSync(join(tmpdir(), "gym-bench-cpu-"));
@@ -141,7 +145,7 @@ export default async function main(): Promise<void> {
         put(build, "startup", median(start));
         log(`${build.name}: start-up ${fmt(start.map((s) => s / 1000))} CPU-s`);
       }
-      if (startupOnly) continue;
+      if (startupOnly || bigOnly) continue;
       for (const modelType of ["vllm_model", "openai_model"]) {
         for (const build of order) {
           const run = await oneProcess(build, engine.baseUrl, modelType, ["--resources-server", "example_single_tool_call", "-i", input], dir);
@@ -186,14 +190,24 @@ export default async function main(): Promise<void> {
     if (big > 0) {
       const bigInput = join(dir, "big.jsonl");
       writeInput(bigInput, big);
-      for (const build of builds) {
-        const startup = median(results.get(build.name)!.get("startup")!);
-        const run = await oneProcess(build, engine.baseUrl, "vllm_model", ["--resources-server", "example_single_tool_call", "-i", bigInput], dir);
-        check(build, `${big} rollouts`, run);
-        put(build, "big gross", run.cpuMs / big);
-        put(build, "big net", (run.cpuMs - startup) / big);
-        put(build, "big rss", run.peakRssMb);
-        log(`${build.name}: ${big} rollouts: ${(run.cpuMs / big).toFixed(2)} ms/rollout, ${run.peakRssMb.toFixed(0)} MB`);
+      for (const modelType of bigModels) {
+        for (const build of builds) {
+          const startup = median(results.get(build.name)!.get("startup")!);
+          const run = await oneProcess(build, engine.baseUrl, modelType, ["--resources-server", "example_single_tool_call", "-i", bigInput], dir);
+          check(build, `${big} rollouts, one process, ${modelType}`, run);
+          put(build, `big one ${modelType} gross`, run.cpuMs / big);
+          put(build, `big one ${modelType} net`, (run.cpuMs - startup) / big);
+          put(build, `big one ${modelType} rss`, run.peakRssMb);
+          log(`${build.name}: ${big} rollouts, one process ${modelType}: ${(run.cpuMs / big).toFixed(2)} ms/rollout, ${run.peakRssMb.toFixed(0)} MB`);
+        }
+        for (const build of builds) {
+          const { run, fixedMs } = await perServer(build, engine.baseUrl, modelType, bigInput, oneRow, dir, 21500 + runs);
+          check(build, `${big} rollouts, process per server, ${modelType}`, run);
+          put(build, `big http ${modelType} gross`, run.cpuMs / big);
+          put(build, `big http ${modelType} net`, (run.cpuMs - fixedMs) / big);
+          put(build, `big http ${modelType} rss`, run.peakRssMb);
+          log(`${build.name}: ${big} rollouts, process per server ${modelType}: ${(run.cpuMs / big).toFixed(2)} ms/rollout, ${run.peakRssMb.toFixed(0)} MB`);
+        }
       }
     }
 
@@ -201,7 +215,18 @@ export default async function main(): Promise<void> {
     const add = (what: string, key: string, digits = 2, scale = 1) =>
       rows.push([what, ...builds.map((b) => fmt((results.get(b.name)!.get(key) ?? []).map((x) => x * scale), digits))]);
     add("start-up, one-row run (CPU-s)", "startup", 2, 1 / 1000);
-    if (!startupOnly) addRolloutRows();
+    if (!startupOnly && !bigOnly) addRolloutRows();
+    if (big > 0) addBigRows();
+    function addBigRows(): void {
+      for (const m of bigModels) {
+        add(`one process, ${m}, ${big}: CPU ms / rollout (gross)`, `big one ${m} gross`);
+        add(`one process, ${m}, ${big}: CPU ms / rollout (net of start-up)`, `big one ${m} net`);
+        add(`one process, ${m}, ${big}: peak RSS MB`, `big one ${m} rss`, 0);
+        add(`process per server, ${m}, ${big}: CPU ms / rollout (servers' start-up excluded)`, `big http ${m} gross`);
+        add(`process per server, ${m}, ${big}: CPU ms / rollout (net of the collector's start-up)`, `big http ${m} net`);
+        add(`process per server, ${m}: peak RSS MB (${big})`, `big http ${m} rss`, 0);
+      }
+    }
     function addRolloutRows(): void {
       for (const m of ["vllm_model", "openai_model"]) {
         add(`one process, ${m}, ${rollouts}: CPU ms / rollout (gross)`, `one ${m} gross`);
@@ -210,11 +235,6 @@ export default async function main(): Promise<void> {
         add(`process per server, ${m}, ${rollouts}: CPU ms / rollout (servers' start-up excluded)`, `http ${m} gross`);
         add(`process per server, ${m}, ${rollouts}: CPU ms / rollout (net of the collector's start-up)`, `http ${m} net`);
         add(`process per server, ${m}: peak RSS MB`, `http ${m} rss`, 0);
-      }
-      if (big > 0) {
-        add(`one process, vllm_model, ${big}: CPU ms / rollout (gross)`, "big gross");
-        add(`one process, vllm_model, ${big}: CPU ms / rollout (net of start-up)`, "big net");
-        add(`one process, vllm_model, ${big}: peak RSS MB`, "big rss", 0);
       }
       add(`plain rollout (${ratioRollouts}): CPU ms per model call, net`, "per call plain");
       add(`example_multi_step (${multiRepeats * 5}): CPU ms per model call, net`, "per call multi");
