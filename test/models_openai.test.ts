@@ -49,6 +49,17 @@ describe("openai_model", () => {
     expect(sent.headers.authorization).toBe("Bearer sk-test");
   });
 
+  it("extra_body fills in what the request does not set, the request's fields win, on /v1/responses and /v1/chat/completions (NeMo Gym 07d6b0d)", async () => {
+    const engine = await engineOf();
+    const url = await serve(openaiModel, { ...openaiFields(engine), extra_body: { temperature: 0.1, top_p: 0.5, reasoning: { effort: "low" } } });
+    expect((await respond(url, { input: "hi", temperature: 0.6, reasoning: { summary: "auto" } })).status).toBe(200);
+    // Shallow, as upstream's dict union: the request's reasoning object replaces extra_body's whole.
+    expect(engine.requests[0]!.body).toEqual({ temperature: 0.6, top_p: 0.5, reasoning: { summary: "auto" }, input: "hi", model: "gpt-test" });
+    const passed = await call(`${url}/v1/chat/completions`, { method: "POST", body: { model: "x", messages: [{ role: "user", content: "yo" }], temperature: 0.7 }, retry: NO_RETRY });
+    expect(passed.status).toBe(200);
+    expect(engine.requests[1]).toMatchObject({ path: "/v1/chat/completions", body: { model: "gpt-test", temperature: 0.7, top_p: 0.5, reasoning: { effort: "low" } } });
+  });
+
   it("drops token fields from input items before the engine sees them", async () => {
     const engine = await engineOf();
     const url = await serve(openaiModel, openaiFields(engine));

@@ -204,6 +204,15 @@ describe("vllm_model on_policy_prompts (token-id prompts on /v1/completions)", (
     expect(JSON.parse(reply.json.output.at(-1).content[0].text)).toEqual({ city: "Paris" });
   });
 
+  it("extra_body fills in what the request does not set, the request's fields win (NeMo Gym 07d6b0d's precedence)", async () => {
+    const engine = await engineOf(() => ({ text: "Paris." }));
+    const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: QWEN3, extra_body: { top_k: 20, temperature: 0.1, max_tokens: 99, seed: 3 } });
+    expect((await respond(server.url, { input: "Capital of France?", temperature: 0.6 })).status).toBe(200);
+    expect(engine.requests.at(-1)!.body).toMatchObject({ top_k: 20, temperature: 0.6, max_tokens: 99, seed: 3, logprobs: 0 });
+    expect((await respond(server.url, { input: "Capital of France?", max_output_tokens: 8, seed: 5 })).status).toBe(200);
+    expect(engine.requests.at(-1)!.body).toMatchObject({ top_k: 20, temperature: 0.1, max_tokens: 8, seed: 5 });
+  });
+
   it("refuses what it cannot do on raw completions, with clear errors", async () => {
     const engine = await engineOf(() => ({ text: "ok" }));
     const server = await model({ base_url: engine.baseUrl, on_policy_prompts: true, tokenizer_path: QWEN3 });

@@ -83,6 +83,32 @@ describe("vllm_model: Responses → Chat Completions", () => {
     expect(engine.requests[0]!.headers.authorization).toBe("Bearer secret");
   });
 
+  it("extra_body fills in what the request does not set; the request's fields win, metadata.extra_body beats the config's (NeMo Gym 07d6b0d)", async () => {
+    const engine = await engineOf();
+    const url = await serve({ base_url: engine.baseUrl, extra_body: { top_k: 20, temperature: 0.1, seed: 1, chat_template_kwargs: { enable_thinking: true } }, chat_template_kwargs: { enable_thinking: false } });
+    expect((await respond(url, { input: "hi", temperature: 0.6 })).status).toBe(200);
+    // The configured chat_template_kwargs are part of the body, so extra_body's do not replace them.
+    expect(chatRequests(engine)[0]).toMatchObject({ top_k: 20, temperature: 0.6, seed: 1, chat_template_kwargs: { enable_thinking: false } });
+    expect((await respond(url, { input: "hi", temperature: 0.6, seed: 9, metadata: { extra_body: '{"top_k": 5, "temperature": 0.9, "min_p": 0.05}' } })).status).toBe(200);
+    expect(chatRequests(engine)[1]).toMatchObject({ top_k: 5, temperature: 0.6, seed: 9, min_p: 0.05 });
+
+    // /v1/chat/completions passed through: the same rule on the caller's body.
+    const passed = await call(`${url}/v1/chat/completions`, {
+      method: "POST",
+      body: { model: "x", messages: [{ role: "user", content: "yo" }], temperature: 0.7, metadata: { extra_body: '{"min_p": 0.2, "temperature": 0.3}' } },
+      retry: NO_RETRY,
+    });
+    expect(passed.status).toBe(200);
+    expect(chatRequests(engine)[2]).toMatchObject({ model: "policy", top_k: 20, temperature: 0.7, seed: 1, min_p: 0.2 });
+  });
+
+  it("sampling_overrides still win over both the request and extra_body", async () => {
+    const engine = await engineOf();
+    const url = await serve({ base_url: engine.baseUrl, extra_body: { temperature: 0.1, top_k: 20 }, sampling_overrides: { temperature: 1.0, top_k: -1 } });
+    expect((await respond(url, { input: "hi", temperature: 0.6 })).status).toBe(200);
+    expect(chatRequests(engine)[0]).toMatchObject({ temperature: 1.0, top_k: -1 });
+  });
+
   it("keeps the developer role when replace_developer_role_with_system is false", async () => {
     const engine = await engineOf();
     const url = await serve({ base_url: engine.baseUrl, replace_developer_role_with_system: false });

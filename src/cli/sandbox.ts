@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { listen } from "../http/server.js";
 import { isLanguage, programFor, type Language } from "../sandbox/languages.js";
-import { Sandbox, SandboxUnavailableError, type SandboxOptions } from "../sandbox/runner.js";
+import { Sandbox } from "../sandbox/runner.js";
 import { buildSandboxService } from "../sandbox/service.js";
 import { checkReadableFile, fileErrorFrom, isFsError } from "../config/file_errors.js";
 import { UsageError } from "./exit.js";
@@ -47,23 +47,13 @@ function readInput(path: string, what: string): string {
   }
 }
 
-async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
-  try {
-    return await Sandbox.create(options);
-  } catch (error) {
-    // The message says what is missing and how to proceed; no stack trace needed.
-    if (error instanceof SandboxUnavailableError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
 export async function sandboxExec(file: string, options: ExecOptions): Promise<void> {
   const language: string = options.lang ?? (extname(file) === ".sh" ? "shell" : "python");
   if (!isLanguage(language)) throw new UsageError(`--lang must be python, shell or ipython, got ${language}`);
   const timeoutS = positiveNumber("--timeout", options.timeout);
   const code = readInput(file, "the program");
   const stdin = options.stdin === undefined ? "" : readInput(options.stdin, "--stdin");
-  const sandbox = await createSandbox({ concurrency: 1, maxSessions: 1 });
+  const sandbox = await Sandbox.create({ concurrency: 1, maxSessions: 1 });
   const result = await sandbox.run({ ...programFor(language as Language, code), stdin, limits: { wallMs: timeoutS * 1000 } });
   await sandbox.close();
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -73,7 +63,7 @@ export async function sandboxExec(file: string, options: ExecOptions): Promise<v
 export async function sandboxServe(options: ServeOptions): Promise<void> {
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, got ${options.port}`);
-  const sandbox = await createSandbox({
+  const sandbox = await Sandbox.create({
     concurrency: optionalInteger("--concurrency", options.concurrency),
     maxSessions: optionalInteger("--max-sessions", options.maxSessions),
   });

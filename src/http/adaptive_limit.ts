@@ -449,21 +449,40 @@ export function adaptiveLimits(): AdaptiveLimit[] {
   return [...limiters.values()];
 }
 
-/**
- * Where each limit settled: its time-weighted mean over the last half of its life, with the range it
- * moved in there, e.g. `model 63 (57-71)`. For the end of a run.
- */
-export function describeSettled(list: AdaptiveLimit[] = adaptiveLimits()): string {
-  return list
-    .map((l) => {
-      const from = l.ageMs / 2;
-      const inForce = l.trajectory.filter((p) => p.atMs < from).at(-1);
-      const seen = [...(inForce ? [inForce] : []), ...l.trajectory.filter((p) => p.atMs >= from)].map((p) => Math.max(1, Math.floor(p.limit)));
-      const low = Math.min(l.limit, ...seen);
-      const high = Math.max(l.limit, ...seen);
-      return `${l.name} ${l.meanLimitSince(from).toFixed(0)} (${low}-${high})`;
-    })
-    .join(", ");
+/** Where a limit settled: its time-weighted mean over the last half of its life, and the range it moved in there. */
+export interface SettledLimit {
+  name: string;
+  mean: number;
+  low: number;
+  high: number;
+}
+
+/** This process's limiters' settled values (also served at `GET /retries`, for a collector in another process). */
+export function settledLimits(list: readonly AdaptiveLimit[] = adaptiveLimits()): SettledLimit[] {
+  return list.map((l) => {
+    const from = l.ageMs / 2;
+    const inForce = l.trajectory.filter((p) => p.atMs < from).at(-1);
+    const seen = [...(inForce ? [inForce] : []), ...l.trajectory.filter((p) => p.atMs >= from)].map((p) => Math.max(1, Math.floor(p.limit)));
+    return { name: l.name, mean: l.meanLimitSince(from), low: Math.min(l.limit, ...seen), high: Math.max(l.limit, ...seen) };
+  });
+}
+
+/** E.g. `model 63 (57-71), judge 12 (10-14)`, names numbered as on the live line when repeated. For the end of a run. */
+export function describeSettled(list: readonly SettledLimit[] = settledLimits()): string {
+  const names = numberedNames(list);
+  return list.map((l, i) => `${names[i]} ${l.mean.toFixed(0)} (${l.low}-${l.high})`).join(", ");
+}
+
+/** Each limiter's name, with `#n` when several share it (two model servers, say). */
+function numberedNames(list: readonly { name: string }[]): string[] {
+  const counts = new Map<string, number>();
+  for (const l of list) counts.set(l.name, (counts.get(l.name) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  return list.map((l) => {
+    const n = (seen.get(l.name) ?? 0) + 1;
+    seen.set(l.name, n);
+    return `${l.name}${counts.get(l.name)! > 1 ? `#${n}` : ""}`;
+  });
 }
 
 /** A limiter's name and current limit: what another process reports of its own (`GET /retries`). */
@@ -480,13 +499,6 @@ export function limitsNow(): LimitNow[] {
 /** E.g. `limits model 18, judge 12`: for the live line; empty when auto concurrency made no limiter. */
 export function describeLimits(list: readonly LimitNow[] = adaptiveLimits()): string {
   if (list.length === 0) return "";
-  const counts = new Map<string, number>();
-  for (const l of list) counts.set(l.name, (counts.get(l.name) ?? 0) + 1);
-  const seen = new Map<string, number>();
-  const parts = list.map((l) => {
-    const n = (seen.get(l.name) ?? 0) + 1;
-    seen.set(l.name, n);
-    return `${l.name}${counts.get(l.name)! > 1 ? `#${n}` : ""} ${l.limit}`;
-  });
-  return `limits ${parts.join(", ")}`;
+  const names = numberedNames(list);
+  return `limits ${list.map((l, i) => `${names[i]} ${l.limit}`).join(", ")}`;
 }

@@ -35,6 +35,10 @@ export interface RetryPolicy {
   attempts: number;
   initialDelayMs: number;
   maxDelayMs: number;
+  /** The statuses tried again; default 429 and 5xx. */
+  retryStatus?: (status: number) => boolean;
+  /** Whether an attempt past its deadline is tried again (default not: see `call`). */
+  retryTimeouts?: boolean;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, initialDelayMs: 500, maxDelayMs: 8_000 };
@@ -151,9 +155,13 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
     } catch (error) {
       if (options.signal?.aborted) throw error;
       if (timeout.aborted) {
-        // Not retried: the server may still be working on it, and a blind replay of a slow POST
-        // multiplies the worst case by the attempt count. The caller's deadline decides.
-        throw new CallError(`${shown()} did not answer within ${Math.round(timeoutMs / 1000)} s`, url, "timeout");
+        // Not retried unless the policy says so: the server may still be working on it, and a blind
+        // replay of a slow POST multiplies the worst case by the attempt count. The caller's deadline decides.
+        const timedOut = new CallError(`${shown()} did not answer within ${Math.round(timeoutMs / 1000)} s`, url, "timeout");
+        if (!policy.retryTimeouts) throw timedOut;
+        lastError = timedOut;
+        failed = { retryClass: "timeout", startedAt };
+        continue;
       }
       lastError = new CallError(`could not reach ${shown()}: ${describeError(error)}`, url, "connection");
       failed = { retryClass: "connection", startedAt };
@@ -169,7 +177,7 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
     }
     options.cookies?.update(response.headers["set-cookie"]);
     const result = { status: response.statusCode, text, headers: response.headers };
-    if (isRetryableStatus(response.statusCode) && attempt + 1 < policy.attempts) {
+    if ((policy.retryStatus ?? isRetryableStatus)(response.statusCode) && attempt + 1 < policy.attempts) {
       lastError = new CallError(`${shown()} answered ${response.statusCode}`, url, "status", response.statusCode, text);
       failed = { retryClass: statusRetryClass(response.statusCode), startedAt };
       continue;

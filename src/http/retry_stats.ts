@@ -3,10 +3,10 @@
 // serve these counters at `GET /retries` so a collector can add up the ones of other processes
 // (`--process-per-server`, or `--no-serve` against a running head).
 
-/** Why an attempt was retried. */
-export type RetryClass = "5xx" | "429" | "connection" | "timeout";
+/** Why an attempt was retried ("4xx": a 408, 409 or 425, which judge calls retry as NeMo Gym's do). */
+export type RetryClass = "5xx" | "429" | "4xx" | "connection" | "timeout";
 
-export const RETRY_CLASSES: readonly RetryClass[] = ["5xx", "429", "connection", "timeout"];
+export const RETRY_CLASSES: readonly RetryClass[] = ["5xx", "429", "4xx", "connection", "timeout"];
 
 export interface RetryClassStats {
   /** Attempts made again after one of this class failed. */
@@ -20,14 +20,14 @@ export type RetryStats = Record<RetryClass, RetryClassStats>;
 export const RETRIES_PATH = "/retries";
 
 export function emptyRetryStats(): RetryStats {
-  return { "5xx": { retries: 0, lost_ms: 0 }, "429": { retries: 0, lost_ms: 0 }, connection: { retries: 0, lost_ms: 0 }, timeout: { retries: 0, lost_ms: 0 } };
+  return { "5xx": { retries: 0, lost_ms: 0 }, "429": { retries: 0, lost_ms: 0 }, "4xx": { retries: 0, lost_ms: 0 }, connection: { retries: 0, lost_ms: 0 }, timeout: { retries: 0, lost_ms: 0 } };
 }
 
 const counters = emptyRetryStats();
 
 /** The class of a retryable HTTP status. */
 export function statusRetryClass(status: number): RetryClass {
-  return status === 429 ? "429" : "5xx";
+  return status === 429 ? "429" : status >= 500 ? "5xx" : "4xx";
 }
 
 /** Counts one retry: the attempt that failed took (with the wait before the next) `lostMs`. */

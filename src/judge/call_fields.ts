@@ -1,6 +1,6 @@
 // Config fields an environment may offer for its judge calls (Gymkit extensions; NeMo Gym's judged
 // servers use their HTTP client's defaults): the deadline of one attempt and how many times a
-// transient failure (connection error, timeout, 429, 5xx) is retried before the rollout becomes a
+// transient failure (connection error, timeout, 408, 409, 425, 429, 5xx: client.ts) is retried before the rollout becomes a
 // `judge_failed` failure. Spread `JudgeCallFields` into the environment's config schema and pass
 // `judgeCallOptions(config)` to `JudgeClient.for`.
 import { z } from "zod";

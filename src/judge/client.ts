@@ -13,6 +13,20 @@ import { chatJudgeText, finalJudgeText } from "./text.js";
 /** Judge calls retry transient failures briefly; past that the rollout is a `judge_failed` failure. */
 export const JUDGE_RETRY: RetryPolicy = { attempts: 3, initialDelayMs: 250, maxDelayMs: 2_000 };
 
+/**
+ * What a judge call tries again, whatever attempts and backoff the environment configured: the
+ * statuses NeMo Gym 07d6b0d's judge retry takes as transient (conversational_tool_use_simulation's
+ * `_is_retryable_judge_provider_error`: 408, 409, 425, 429 and every 5xx), connection errors, and an
+ * attempt past its deadline (NeMo Gym retries a judge's timeout too).
+ */
+export function isJudgeRetryStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 425 || status === 429 || status >= 500;
+}
+
+function judgeRetry(policy: RetryPolicy): RetryPolicy {
+  return { retryStatus: isJudgeRetryStatus, retryTimeouts: true, ...policy };
+}
+
 /** One Responses judge call as NeMo Gym records it in `judge_evaluations`: what was sent and what came back. */
 export interface JudgeEvaluation {
   responses_create_params: ResponsesCreateParams;
@@ -42,12 +56,15 @@ interface UrlResolver {
 
 export class JudgeClient {
   private calls = 0;
+  private readonly retry: RetryPolicy;
 
   constructor(
     private readonly baseUrl: string,
     private readonly rollout: string | undefined,
     private readonly options: JudgeClientOptions = {},
-  ) {}
+  ) {
+    this.retry = judgeRetry(options.retry ?? JUDGE_RETRY);
+  }
 
   /** A client for the judge `ref` names, for the verification of `request`. */
   static for(ctx: UrlResolver, ref: ServerRef | string, request: Record<string, unknown>, options: JudgeClientOptions = {}): JudgeClient {
@@ -94,7 +111,7 @@ export class JudgeClient {
         body,
         headers,
         timeoutMs: (this.options.timeoutSeconds ?? 600) * 1000,
-        retry: this.options.retry ?? JUDGE_RETRY,
+        retry: this.retry,
         signal: this.options.signal,
       });
     // `--concurrency auto`: inside the configured limiter (a hard cap), one adaptive gate for the

@@ -142,6 +142,35 @@ describe("the judge client against a judge engine", () => {
     expect(() => JudgeClient.for(undefinedJudge, "genrm_model", request)).toThrow(JudgeFailure);
   });
 
+  it("retries what NeMo Gym's judge retry takes as transient (408, 409, 425, 429, 5xx, a timeout), not other 4xx", async () => {
+    // Each content names the status its first attempt gets; the second attempt is answered as usual.
+    const seen = new Map<string, number>();
+    let slowCalls = 0;
+    const engine = await engineOf({
+      respond: (_path, body) => {
+        const content = String((body.input as any[])?.[0]?.content);
+        const count = (seen.get(content) ?? 0) + 1;
+        seen.set(content, count);
+        return count === 1 && /^\d+$/.test(content) ? { status: Number(content), body: { error: `status ${content}` } } : undefined;
+      },
+      // The first "slow" attempt would answer long after the deadline; only a retry can answer in time.
+      delayMs: (_path, body) => (String((body.input as any[])?.[0]?.content) === "slow" && ++slowCalls === 1 ? 60_000 : 0),
+    });
+    const ask = (content: string, timeoutSeconds?: number) =>
+      JudgeClient.for(resolver(engine.url), "judge", request, { timeoutSeconds, retry: { attempts: 2, initialDelayMs: 0, maxDelayMs: 0 } }).responses(judgeMessages(template, [{ role: "user", content }]));
+    for (const status of ["408", "409", "425", "429", "500", "503"]) {
+      expect((await ask(status)).text, status).toBe(`You said: ${status}`);
+      expect(seen.get(status), status).toBe(2);
+    }
+    for (const status of ["400", "404", "422"]) {
+      const failed = await ask(status).then(() => undefined, (e: unknown) => e as JudgeFailure);
+      expect(failed?.describe(), status).toMatch(new RegExp(`^HTTPStatusError: .*${status}`));
+      expect(seen.get(status), status).toBe(1);
+    }
+    expect((await ask("slow", 2)).text).toBe("You said: slow");
+    expect(slowCalls).toBe(2);
+  }, 60_000);
+
   it("keeps the judge calls in flight at or under the limiter's size", async () => {
     let inFlight = 0;
     let peak = 0;

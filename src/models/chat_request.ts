@@ -5,6 +5,7 @@
 import { HttpError } from "../http/errors.js";
 import type { ResponsesCreateParams } from "../protocol/index.js";
 import { wrapThink } from "../tokens/think.js";
+import { underExtraBody } from "./engine_config.js";
 import { LOGPROBS_INCLUDE, METADATA_OVERRIDES } from "./request_fields.js";
 
 export interface ChatToolCall {
@@ -159,7 +160,7 @@ export function responseFormat(text: unknown): Record<string, unknown> | undefin
 }
 
 /** NeMo Gym's per-request overrides in `metadata` (a JSON object, usually as a string), merged over the config's. */
-function metadataOverride(metadata: ResponsesCreateParams["metadata"], key: (typeof METADATA_OVERRIDES)[number]): Record<string, unknown> {
+export function metadataOverride(metadata: ResponsesCreateParams["metadata"], key: (typeof METADATA_OVERRIDES)[number]): Record<string, unknown> {
   const value = metadata?.[key];
   if (value === undefined || value === null) return {};
   return (typeof value === "string" ? JSON.parse(value) : value) as Record<string, unknown>;
@@ -192,5 +193,8 @@ export function toChatRequest(params: ResponsesCreateParams, options: ChatReques
     // tokens spelled `token_id:N`, and the prompt's ids.
     Object.assign(body, { logprobs: true, top_logprobs: params.top_logprobs ?? 0, return_tokens_as_token_ids: true, return_token_ids: true });
   }
-  return { ...body, ...options.extraBody, ...metadataOverride(params.metadata, "extra_body") };
+  // NeMo Gym: the request's own extra_body (metadata) over the config's, and both under the body.
+  const requestExtra = params.metadata?.extra_body;
+  const extraBody = requestExtra === undefined || requestExtra === null ? options.extraBody : { ...options.extraBody, ...metadataOverride(params.metadata, "extra_body") };
+  return underExtraBody(body, extraBody);
 }

@@ -31,6 +31,19 @@ export function withSamplingOverrides<T extends Record<string, unknown>>(body: T
   return overrides ? { ...body, ...overrides } : body;
 }
 
+/**
+ * A model server's `extra_body` under a body for the engine, as NeMo Gym 07d6b0d merges it in every
+ * model server that has one (vllm_model's Chat Completions and Completions bodies, openai_model,
+ * `extra_body | body`): it fills in the fields the body does not set; a field set in both keeps the
+ * body's value. Shallow: a nested object in the body replaces extra_body's whole. The body itself
+ * when there is nothing to add (no copy on the hot path).
+ */
+export function underExtraBody<T extends Record<string, unknown>>(body: T, extraBody: Record<string, unknown> | null | undefined): T {
+  if (!extraBody) return body;
+  for (const _key in extraBody) return { ...extraBody, ...body };
+  return body;
+}
+
 export interface EngineCallConfig {
   record_path?: string | null | undefined;
   request_timeout_s: number;

@@ -8,7 +8,7 @@ import type { ModelAdapter } from "./adapter.js";
 import { chatPassthrough } from "./chat_passthrough.js";
 import { isContextLengthError } from "./context_length.js";
 import { Engine, engineError } from "./engine.js";
-import { BooleanText, EngineCallFields, HeadersField, retryPolicy } from "./engine_config.js";
+import { BooleanText, EngineCallFields, HeadersField, retryPolicy, underExtraBody } from "./engine_config.js";
 import { emptyIncompleteResponse } from "./response_object.js";
 import { buildModelServer } from "./server.js";
 import { asHttpApp } from "../http/server.js";
@@ -21,6 +21,8 @@ export const OpenAIModelConfig = z.strictObject({
   openai_model: z.string().min(1),
   /** Headers sent with every request to the engine. */
   openai_default_headers: HeadersField,
+  /** Fields added to every body sent to the engine unless the request sets them (NeMo Gym 07d6b0d's openai_model). */
+  extra_body: z.record(z.string(), z.unknown()).nullish(),
   /**
    * Remove `type: reasoning` items from the input before calling the engine: some endpoints fail on
    * their own content-less reasoning items echoed back across tool turns (NeMo Gym 07d6b0d).
@@ -61,7 +63,7 @@ export function openaiAdapter(config: OpenAIModelConfig): ModelAdapter {
 
     async createResponse(params, context) {
       const input = config.drop_input_reasoning_items ? withoutReasoningItems(params.input) : params.input;
-      const body = { ...params, input: withoutTokenFields(input), model: config.openai_model };
+      const body = underExtraBody({ ...params, input: withoutTokenFields(input), model: config.openai_model }, config.extra_body);
       const reply = await engine.post("/responses", body, context.rollout, context.signal);
       if (!reply.ok) {
         if (isContextLengthError(reply.status, reply.text)) return emptyIncompleteResponse(params, config.openai_model);
@@ -74,7 +76,7 @@ export function openaiAdapter(config: OpenAIModelConfig): ModelAdapter {
       return parsed.data;
     },
 
-    chatCompletions: chatPassthrough(engine, { label: ID, model: config.openai_model }),
+    chatCompletions: chatPassthrough(engine, { label: ID, model: config.openai_model, finish: (body) => underExtraBody(body, config.extra_body) }),
   };
 }
 

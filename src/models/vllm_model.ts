@@ -7,11 +7,11 @@ import type { ResponseObject, ResponsesCreateParams } from "../protocol/index.js
 import type { ChatTokenizer } from "../tokens/tokenizer.js";
 import type { ModelAdapter, ModelRequestContext } from "./adapter.js";
 import { chatPassthrough } from "./chat_passthrough.js";
-import { responseFormat, toChatRequest, wantsLogprobs } from "./chat_request.js";
+import { metadataOverride, responseFormat, toChatRequest, wantsLogprobs } from "./chat_request.js";
 import { firstChoice, fromChatCompletion, generationTokens, type TokenInfo } from "./chat_response.js";
 import { isContextLengthError } from "./context_length.js";
 import { Engine, engineError } from "./engine.js";
-import { EngineCallFields, HeadersField, retryPolicy, withSamplingOverrides } from "./engine_config.js";
+import { EngineCallFields, HeadersField, retryPolicy, underExtraBody, withSamplingOverrides } from "./engine_config.js";
 import { emptyIncompleteResponse } from "./response_object.js";
 import { buildModelServer } from "./server.js";
 import { asHttpApp } from "../http/server.js";
@@ -29,7 +29,7 @@ export const VLLMModelConfig = z.strictObject({
   uses_reasoning_parser: z.boolean().default(true),
   replace_developer_role_with_system: z.boolean().default(true),
   chat_template_kwargs: z.record(z.string(), z.unknown()).nullish(),
-  /** Merged last into every Chat Completions body (engine-specific sampling knobs). */
+  /** Engine-specific fields for every body sent to the engine (e.g. {top_k: 20}); a field the request sets keeps the request's value, as in NeMo Gym. */
   extra_body: z.record(z.string(), z.unknown()).nullish(),
   /** Sampling parameters forced onto every request to the engine, replacing the caller's (e.g. {temperature: 1.0}). */
   sampling_overrides: z.record(z.string(), z.unknown()).nullish(),
@@ -110,7 +110,9 @@ async function tokenPromptResponse(
     model: config.model,
     prompt: prompt.ids,
     // null, not absent: vLLM's Completions default is 16 tokens; null means "the rest of the context".
-    max_tokens: params.max_output_tokens ?? null,
+    // The request's limit, else extra_body's: it is the one field this body always carries that the
+    // request may not set (every other field here is one the token path needs as it is).
+    max_tokens: params.max_output_tokens ?? config.extra_body?.max_tokens ?? null,
     // Raw logprob of each sampled token only, tokens spelled `token_id:N`, sampled ids returned.
     logprobs: 0,
     return_tokens_as_token_ids: true,
@@ -125,7 +127,7 @@ async function tokenPromptResponse(
   // vLLM's Completions API takes the same structured-output response_format as its Chat API.
   const format = responseFormat(params.text);
   if (format) body.response_format = format;
-  const reply = await engine.post("/completions", withSamplingOverrides({ ...body, ...config.extra_body }, config.sampling_overrides), context.rollout, context.signal);
+  const reply = await engine.post("/completions", withSamplingOverrides(underExtraBody(body, config.extra_body), config.sampling_overrides), context.rollout, context.signal);
   if (!reply.ok) {
     if (isContextLengthError(reply.status, reply.text)) return emptyIncompleteResponse(params, config.model);
     throw engineError(ID, reply);
@@ -229,7 +231,10 @@ export function vllmAdapter(config: VLLMModelConfig, tokenizer?: ChatTokenizer, 
       finish(request) {
         // The configured template kwargs, unless the caller sent its own.
         const kwargs = config.chat_template_kwargs && request.chat_template_kwargs === undefined ? { chat_template_kwargs: config.chat_template_kwargs } : {};
-        return withSamplingOverrides({ ...request, ...kwargs, ...config.extra_body }, config.sampling_overrides);
+        // NeMo Gym: the request's metadata.extra_body over the config's, both under the body.
+        const requestExtra = (request.metadata as Record<string, unknown> | null | undefined)?.extra_body;
+        const extraBody = requestExtra === undefined || requestExtra === null ? config.extra_body : { ...config.extra_body, ...metadataOverride(request.metadata as ResponsesCreateParams["metadata"], "extra_body") };
+        return withSamplingOverrides(underExtraBody({ ...request, ...kwargs }, extraBody), config.sampling_overrides);
       },
     }),
   };

@@ -6,8 +6,9 @@
 // the retries of anyone else using the same servers during the run (another collector, a trainer
 // through `gym serve`) are counted too; and a server that is not Gymkit's (no `GET /retries`) is
 // reported as uncounted, not guessed. The same reply carries each process's `--concurrency auto`
-// limits as they stand, which the live line shows next to this process's own.
-import type { LimitNow } from "../http/adaptive_limit.js";
+// limits as they stand, which the live line shows next to this process's own, and where they
+// settled, which the end-of-run summary shows.
+import type { LimitNow, SettledLimit } from "../http/adaptive_limit.js";
 import { addRetryStats, emptyRetryStats, retryStats, retryStatsSince, RETRIES_PATH, type RetryStats } from "../http/retry_stats.js";
 import { callJson, joinUrl, NO_RETRY } from "../http/client.js";
 
@@ -30,18 +31,22 @@ function otherProcesses(instances: readonly Located[]): string[] {
 interface Fetched {
   stats: RetryStats | undefined;
   limits: LimitNow[];
+  settled: SettledLimit[];
 }
 
 const isLimit = (v: unknown): v is LimitNow => typeof v === "object" && v !== null && typeof (v as LimitNow).name === "string" && Number.isFinite((v as LimitNow).limit);
+const isSettled = (v: unknown): v is SettledLimit =>
+  typeof v === "object" && v !== null && typeof (v as SettledLimit).name === "string" && [(v as SettledLimit).mean, (v as SettledLimit).low, (v as SettledLimit).high].every(Number.isFinite);
 
 async function fetchStats(url: string): Promise<Fetched> {
   try {
-    const reply = await callJson<{ retries?: RetryStats; limits?: unknown }>(joinUrl(url, RETRIES_PATH), { retry: NO_RETRY, timeoutMs: 5_000 });
+    const reply = await callJson<{ retries?: RetryStats; limits?: unknown; settled?: unknown }>(joinUrl(url, RETRIES_PATH), { retry: NO_RETRY, timeoutMs: 5_000 });
     const limits = Array.isArray(reply.limits) ? reply.limits.filter(isLimit).map(({ name, limit }) => ({ name, limit })) : [];
-    return { stats: reply.retries ? addRetryStats(emptyRetryStats(), reply.retries) : undefined, limits };
+    const settled = Array.isArray(reply.settled) ? reply.settled.filter(isSettled).map(({ name, mean, low, high }) => ({ name, mean, low, high })) : [];
+    return { stats: reply.retries ? addRetryStats(emptyRetryStats(), reply.retries) : undefined, limits, settled };
   } catch {
     // A server that does not serve the counters (not Gymkit's, or gone): it is named in `uncounted`.
-    return { stats: undefined, limits: [] };
+    return { stats: undefined, limits: [], settled: [] };
   }
 }
 
@@ -52,6 +57,8 @@ export class RunRetries {
   uncounted = 0;
   /** The other processes' adaptive limits at the last refresh (in the order of `urls`). */
   limits: LimitNow[] = [];
+  /** … and where they had settled by then. */
+  settled: SettledLimit[] = [];
 
   private constructor(
     private readonly urls: string[],
@@ -64,6 +71,7 @@ export class RunRetries {
     const fetched = await Promise.all(urls.map(fetchStats));
     const run = new RunRetries(urls, fetched.map((f) => f.stats));
     run.limits = fetched.flatMap((f) => f.limits);
+    run.settled = fetched.flatMap((f) => f.settled);
     return run;
   }
 
@@ -73,6 +81,7 @@ export class RunRetries {
     const total = emptyRetryStats();
     let uncounted = 0;
     this.limits = fetched.flatMap((f) => f.limits);
+    this.settled = fetched.flatMap((f) => f.settled);
     fetched.forEach(({ stats }, i) => {
       const start = this.remoteStart[i];
       if (!stats || !start) uncounted++;

@@ -3,7 +3,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
-import { limitsNow } from "../http/adaptive_limit.js";
+import { limitsNow, settledLimits } from "../http/adaptive_limit.js";
 import { retryStats, RETRIES_PATH } from "../http/retry_stats.js";
 import type { HttpApp } from "../http/app.js";
 import { fastifyOf, listen } from "../http/server.js";
@@ -283,8 +283,9 @@ async function startInProcess(specs: InstanceSpec[], others: OtherServers): Prom
 export async function buildInstance<C>(implementation: ServerImplementation<C>, context: InstanceContext<C>): Promise<HttpApp> {
   const { value: built, pools } = await collectReplicaPools(() => implementation.build(context));
   const app = fastifyOf(built);
-  // With `--concurrency auto` the reply also carries this process's limits, for the collector's live line.
-  if (!app.hasRoute({ method: "GET", url: RETRIES_PATH })) app.get(RETRIES_PATH, async () => ({ pid: process.pid, retries: retryStats(), limits: limitsNow() }));
+  // With `--concurrency auto` the reply also carries this process's limits: as they stand, for the
+  // collector's live line, and where they settled, for its summary at the end of the run.
+  if (!app.hasRoute({ method: "GET", url: RETRIES_PATH })) app.get(RETRIES_PATH, async () => ({ pid: process.pid, retries: retryStats(), limits: limitsNow(), settled: settledLimits() }));
   if (pools.length > 0) {
     serveReplicaStats(app, () => pools);
     app.addHook("onClose", async () => pools.forEach((pool) => pool.close()));

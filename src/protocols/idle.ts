@@ -1,7 +1,7 @@
-// Idle-session reaping shared by the MCP and ORS layers (`gym env start --session-timeout S`; the
-// OpenEnv layer keeps its own, per-connection bookkeeping in openenv/server.ts with the same timing).
+// Idle-session reaping shared by the MCP, ORS and OpenEnv layers (`gym env start --session-timeout S`).
 // A session counts as active when a request names it (touch) and while one of its requests is still
-// running (during); every `reapEvery` seconds (default as OpenEnv's reaper: a quarter of the timeout,
+// running (during); a request that must not count as activity (OpenEnv's `state`) only keeps it from
+// being reaped while it runs (holding). Every `reapEvery` seconds (default as OpenEnv's reaper: a quarter of the timeout,
 // at least 5 s) the sessions untouched for longer than the timeout and not busy are handed to the
 // layer's `close`, and their ids are remembered so that a client coming back with one is told why it
 // is gone instead of getting a bare "not found".
@@ -62,6 +62,15 @@ export class IdleSessions<K> {
 
   /** Marks the session busy until `work` settles (it is not reaped meanwhile), then touches it. */
   async during<T>(key: K, work: () => Promise<T>): Promise<T> {
+    return this.run(key, work, true);
+  }
+
+  /** Keeps the session from being reaped while `work` runs, without counting it as activity. */
+  async holding<T>(key: K, work: () => Promise<T>): Promise<T> {
+    return this.run(key, work, false);
+  }
+
+  private async run<T>(key: K, work: () => Promise<T>, touchAfter: boolean): Promise<T> {
     const entry = this.activity.get(key);
     if (entry) entry.busy += 1;
     try {
@@ -69,7 +78,7 @@ export class IdleSessions<K> {
     } finally {
       if (entry) {
         entry.busy -= 1;
-        entry.last = Date.now();
+        if (touchAfter) entry.last = Date.now();
       }
     }
   }

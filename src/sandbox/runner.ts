@@ -8,6 +8,7 @@ import type { Machine, Slot } from "./launch.js";
 import { probe, type ProbeReport } from "./probe.js";
 import type { RunRequest, RunResult } from "./types.js";
 import { allocateSlots, killUntilEmpty, processesOfUid, releaseSlots, slotUid } from "./uids.js";
+import { UserError } from "../config/user_error.js";
 import { sleep } from "../http/timing.js";
 import { adaptiveLimit } from "../http/adaptive_limit.js";
 
@@ -22,13 +23,12 @@ export interface SandboxOptions {
   disable?: Array<"bwrap" | "seccomp" | "uid" | "cgroup">;
 }
 
-/** Thrown when there is no real isolation and unsafe running was not explicitly allowed. */
-export class SandboxUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SandboxUnavailableError";
-  }
-}
+/**
+ * Thrown when there is no real isolation and unsafe running was not explicitly allowed: the machine's
+ * to fix (its message names what to install), so a user error: the CLI prints it without a stack and
+ * exits 2, wherever it is thrown.
+ */
+export class SandboxUnavailableError extends UserError {}
 
 /** Upper bound of `concurrency` and of `maxSessions`. */
 const MAX_SLOTS = 64;
@@ -120,7 +120,8 @@ export class Sandbox {
     if (!report.bwrap && !allowUnsafe) {
       refuse(
         `refusing to run untrusted code without isolation: ${report.missing.bwrap}. ` +
-          `Install bubblewrap (apt-get install -y bubblewrap), or set GYM_SANDBOX_ALLOW_UNSAFE=1 to run with ` +
+          // The probe's reason names the package when it is simply missing: said once.
+          `${/apt-get install/.test(report.missing.bwrap ?? "") ? "Install it" : "Install bubblewrap (apt-get install -y bubblewrap)"}, or set GYM_SANDBOX_ALLOW_UNSAFE=1 to run with ` +
           `${report.layers.join("+")} only (no filesystem, network or pid isolation).`,
       );
     }

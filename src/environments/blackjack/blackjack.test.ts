@@ -3,15 +3,15 @@
 // 422, never a 500), then NeMo Gym's config run unchanged by gymnasium_agent on NeMo Gym's recorded
 // games: each game dealt the recorded cards (read back from the recorded observations and info) and
 // played with the recorded replies reaches the recorded reward, result and conversation.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { CookieJar } from "../../http/cookies.js";
 import { closeDispatcher } from "../../http/client.js";
-import { runGym } from "../../../test/helpers/cli.js";
-import { nemoGymCheckout, recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
+import { recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
+import { runRecordedConfig } from "../../../test/helpers/recorded_config_run.js";
 import { engineOf } from "../../../test/helpers/scope.js";
 import { decisionOf, handValue, RANKS } from "./cards.js";
 import environment from "./index.js";
@@ -175,37 +175,19 @@ describe("NeMo Gym's config, unchanged, on NeMo Gym's recorded games with the re
         return { text: replies[turns.filter((t) => t.role === "assistant").length] ?? "no recorded reply" };
       },
     });
-    const checkout = nemoGymCheckout(["blackjack"]);
-    try {
-      // NeMo Gym's materialized rows, each given the cards of the recorded game with its indices.
-      const rowsPath = join(dir, "rows_with_decks.jsonl");
-      writeFileSync(rowsPath, inputs.map((row) => JSON.stringify({ ...row, deck: recordedDeck(recorded.find((r) => r._ng_rollout_index === row._ng_rollout_index)!) })).join("\n") + "\n");
-      const out = join(dir, "games.jsonl");
-      const result = await runGym(
-        ["eval", "run", "--config", "resources_servers/blackjack/configs/blackjack.yaml", "--input", rowsPath,
-          "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "-o", out, "--quiet"],
-        { cwd: checkout.root, timeoutMs: 120_000 },
-      );
-      expect(result.code, result.stderr + result.stdout).toBe(0);
-      const rows = readJsonlFile(new URL(`file://${out}`));
-      expect(rows).toHaveLength(recorded.length);
-      let matched = 0;
-      for (const row of rows) {
-        const theirs = recorded.find((r) => r._ng_rollout_index === row._ng_rollout_index)!;
-        expect([row.reward, row.terminated, row.truncated, row.info]).toEqual([theirs.reward, theirs.terminated, theirs.truncated, theirs.info]);
-        const turns = (r: Record<string, any>) => r.response.output.map((item: any) => [item.role, typeof item.content === "string" ? item.content : item.content[0].text]);
-        expect(turns(row)).toEqual(turns(theirs));
-        expect(row.responses_create_params.input.map((m: any) => [m.role, m.content])).toEqual(theirs.responses_create_params.input.map((m: any) => [m.role, m.content]));
-        matched += 1;
-      }
-      expect(matched).toBe(5);
-      const metrics = JSON.parse(readFileSync(out.replace(/\.jsonl$/, "_aggregate_metrics.json"), "utf8")) as Array<Record<string, any>>;
-      const theirs = JSON.parse(readFileSync(new URL("./data/example_rollouts_aggregate_metrics.json", import.meta.url), "utf8")) as Array<Record<string, any>>;
-      for (const key of ["mean/reward", "mean/terminated", "mean/truncated", "std/reward", "max/reward", "min/reward", "median/reward"]) {
-        expect(metrics[0]!.agent_metrics[key], key).toBe(theirs[0]!.agent_metrics[key]);
-      }
-    } finally {
-      checkout.remove();
-    }
+    // NeMo Gym's materialized rows, each given the cards of the recorded game with its indices.
+    const rowsPath = join(dir, "rows_with_decks.jsonl");
+    const theirsOf = (row: Record<string, any>) => recorded.find((r) => r._ng_rollout_index === row._ng_rollout_index);
+    writeFileSync(rowsPath, inputs.map((row) => JSON.stringify({ ...row, deck: recordedDeck(theirsOf(row)!) })).join("\n") + "\n");
+    await runRecordedConfig({
+      id: "blackjack",
+      engineUrl: engine.baseUrl,
+      recorded,
+      input: rowsPath,
+      dir,
+      theirsOf,
+      input_compared: "role_content",
+      metrics: ["mean/reward", "mean/terminated", "mean/truncated", "std/reward", "max/reward", "min/reward", "median/reward"],
+    });
   }, 200_000);
 });

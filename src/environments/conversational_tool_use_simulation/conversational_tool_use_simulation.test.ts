@@ -360,14 +360,17 @@ describe("judging", () => {
     expect(verified.result.trajectory.messages[0].verification_result.generation_error).toMatch(/not JSON/);
   });
 
-  it("a judge that cannot be reached is a judge_failed rollout after judge_provider_attempts, not a zero", async () => {
-    const failing = await engineOf({ respond: () => ({ status: 503, body: { error: "overloaded" } }) });
-    const instance = await env({ judge_model_server: { type: "responses_api_models", name: "judge" }, judge_provider_attempts: 3 }, { judge: failing.url });
-    const s = await finished(instance);
-    const verified = await s.ok("/verify", verifyBody(ROWS[0]!));
-    expect(failing.requests).toHaveLength(3);
-    expect(verified._ng_failure_class).toBe("judge_failed");
-    expect(verified._ng_failure_judge_error).toMatch(/^HTTPStatusError: .*503/);
+  it("a judge that cannot be reached is a judge_failed rollout after judge_provider_attempts, not a zero; 408, 409 and 425 are retried too, as NeMo Gym's judge_provider retry does", async () => {
+    // Each attempt's status, in order: the last one is what the failure names.
+    for (const statuses of [[503, 503, 503], [408, 409, 425]]) {
+      const failing = await engineOf({ respond: () => ({ status: statuses[failing.requests.length - 1] ?? 503, body: { error: "try again" } }) });
+      const instance = await env({ judge_model_server: { type: "responses_api_models", name: "judge" }, judge_provider_attempts: 3 }, { judge: failing.url });
+      const s = await finished(instance);
+      const verified = await s.ok("/verify", verifyBody(ROWS[0]!));
+      expect(failing.requests, String(statuses)).toHaveLength(3);
+      expect(verified._ng_failure_class).toBe("judge_failed");
+      expect(verified._ng_failure_judge_error).toMatch(new RegExp(`^HTTPStatusError: .*${statuses[2]}`));
+    }
   });
 
   it("a failing customer message stops judging: user failure, masked; a failing representative step: agent failure", async () => {

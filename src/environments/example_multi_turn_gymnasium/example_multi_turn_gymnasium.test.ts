@@ -2,15 +2,15 @@
 // episode's end, /verify refused, bad bodies answered 422), then NeMo Gym's config run unchanged by
 // gymnasium_agent on NeMo Gym's own recorded episodes: same rewards, same ends, same conversations,
 // and the reward metrics of NeMo Gym's aggregate metrics file.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { CookieJar } from "../../http/cookies.js";
 import { closeDispatcher } from "../../http/client.js";
-import { runGym } from "../../../test/helpers/cli.js";
-import { nemoGymCheckout, recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
+import { recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
+import { runRecordedConfig } from "../../../test/helpers/recorded_config_run.js";
 import { engineOf } from "../../../test/helpers/scope.js";
 import environment, { strictlyAnswers } from "./index.js";
 
@@ -125,38 +125,20 @@ describe("NeMo Gym's config, unchanged, on NeMo Gym's recorded episodes", () => 
         return { text: texts[turns.filter((t) => t.role === "assistant").length] ?? "no recorded reply" };
       },
     });
-    const checkout = nemoGymCheckout(["example_multi_turn_gymnasium"]);
-    try {
-      const out = join(dir, "episodes.jsonl");
-      const result = await runGym(
-        ["eval", "run", "--config", "resources_servers/example_multi_turn_gymnasium/configs/example_multi_turn_gymnasium.yaml",
-          "--input", "resources_servers/example_multi_turn_gymnasium/data/example_rollouts_materialized_inputs.jsonl",
-          "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "-o", out, "--quiet"],
-        { cwd: checkout.root, timeoutMs: 120_000 },
-      );
-      expect(result.code, result.stderr + result.stdout).toBe(0);
-      const rows = readJsonlFile(new URL(`file://${out}`));
-      expect(rows).toHaveLength(recorded.length);
-      for (const row of rows) {
-        const theirs = recorded.find((r) => r._ng_task_index === row._ng_task_index)!;
+    await runRecordedConfig({
+      id: "example_multi_turn_gymnasium",
+      engineUrl: engine.baseUrl,
+      recorded,
+      dir,
+      metrics: ["mean/reward", "mean/terminated", "mean/truncated", "std/reward", "max/reward", "min/reward"],
+      eachRow: (row, theirs) => {
         expect(Object.keys(row).filter((k) => !k.startsWith("_ng_") && k !== "agent_ref")).toEqual(["responses_create_params", "response", "reward", "terminated", "truncated", "info", "steps"]);
-        expect([row.reward, row.terminated, row.truncated, row.info]).toEqual([theirs.reward, theirs.terminated, theirs.truncated, theirs.info]);
-        const turns = (r: Record<string, any>) => r.response.output.map((item: any) => [item.role, typeof item.content === "string" ? item.content : item.content[0].text]);
-        expect(turns(row)).toEqual(turns(theirs));
         // The follow-ups come back as NeMo Gym writes them: plain user messages between the turns.
         expect(row.response.output.filter((item: any) => item.role === "user")).toEqual(theirs.response.output.filter((item: any) => item.role === "user"));
-        expect(row.responses_create_params.input).toEqual(theirs.responses_create_params.input);
         // Usage sums every model call of the episode.
         const calls = row.response.output.filter((item: any) => item.role === "assistant").length;
         expect(row.response.usage.output_tokens).toBeGreaterThanOrEqual(calls);
-      }
-      const metrics = JSON.parse(readFileSync(out.replace(/\.jsonl$/, "_aggregate_metrics.json"), "utf8")) as Array<Record<string, any>>;
-      const theirs = JSON.parse(readFileSync(new URL("./data/example_rollouts_aggregate_metrics.json", import.meta.url), "utf8")) as Array<Record<string, any>>;
-      for (const key of ["mean/reward", "mean/terminated", "mean/truncated", "std/reward", "max/reward", "min/reward"]) {
-        expect(metrics[0]!.agent_metrics[key], key).toBe(theirs[0]!.agent_metrics[key]);
-      }
-    } finally {
-      checkout.remove();
-    }
+      },
+    });
   }, 200_000);
 });

@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
+import { assistantMessage, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { CookieJar } from "../../http/cookies.js";
 import { closeDispatcher } from "../../http/client.js";
 import { PythonRandom } from "../../verifiers/random/python_random.js";
-import { runGym } from "../../../test/helpers/cli.js";
-import { nemoGymCheckout, recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
+import { recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
+import { runRecordedConfig } from "../../../test/helpers/recorded_config_run.js";
 import { engineOf } from "../../../test/helpers/scope.js";
 import environment from "./index.js";
 import { GameError, randint, TetrisGame } from "./tetris.js";
@@ -179,38 +179,15 @@ describe("NeMo Gym's config, unchanged, on NeMo Gym's recorded episodes", () => 
         return { text: replies.size === 1 ? [...replies][0]! : "no single recorded reply" };
       },
     });
-    const checkout = nemoGymCheckout(["grl_tetris"]);
-    try {
-      const out = join(dir, "episodes.jsonl");
-      const result = await runGym(
-        ["eval", "run", "--config", "resources_servers/grl_tetris/configs/grl_tetris.yaml",
-          "--input", "resources_servers/grl_tetris/data/example_rollouts_materialized_inputs.jsonl",
-          "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "-o", out, "--quiet"],
-        { cwd: checkout.root, timeoutMs: 120_000 },
-      );
-      expect(result.code, result.stderr + result.stdout).toBe(0);
-      const rows = readJsonlFile(new URL(`file://${out}`));
-      expect(rows).toHaveLength(recorded.length);
-      let matched = 0;
-      for (const row of rows) {
-        const theirs = recorded.find((r) => r._ng_task_index === row._ng_task_index)!;
-        expect([row.reward, row.terminated, row.truncated, row.info]).toEqual([theirs.reward, theirs.terminated, theirs.truncated, theirs.info]);
-        const turns = (r: Record<string, any>) => r.response.output.map((item: any) => [item.role, typeof item.content === "string" ? item.content : item.content[0].text]);
-        expect(turns(row)).toEqual(turns(theirs));
-        expect(row.responses_create_params.input).toEqual(theirs.responses_create_params.input);
-        matched++;
-      }
-      expect(matched).toBe(5);
-      const metrics = JSON.parse(readFileSync(out.replace(/\.jsonl$/, "_aggregate_metrics.json"), "utf8")) as Array<Record<string, any>>;
-      const theirs = JSON.parse(readFileSync(new URL("./data/example_rollouts_aggregate_metrics.json", import.meta.url), "utf8")) as Array<Record<string, any>>;
-      for (const key of ["mean/terminated", "mean/truncated", "max/reward", "min/reward", "median/reward"]) {
-        expect(metrics[0]!.agent_metrics[key], key).toBe(theirs[0]!.agent_metrics[key]);
-      }
+    await runRecordedConfig({
+      id: "grl_tetris",
+      engineUrl: engine.baseUrl,
+      recorded,
+      dir,
+      metrics: ["mean/terminated", "mean/truncated", "max/reward", "min/reward", "median/reward"],
       // NeMo Gym sums the rewards in task order (5.199999999999999); Gymkit's merge of per-task chunks
       // rounds differently in the last bit.
-      for (const key of ["mean/reward", "std/reward"]) expect(metrics[0]!.agent_metrics[key], key).toBeCloseTo(theirs[0]!.agent_metrics[key], 12);
-    } finally {
-      checkout.remove();
-    }
+      metricsClose: ["mean/reward", "std/reward"],
+    });
   }, 200_000);
 });

@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assistantMessage, readJsonlFile, responseWith, startInstance, type RunningInstance } from "../../environment_kit/testing.js";
 import { closeDispatcher } from "../../http/client.js";
-import { runGym } from "../../../test/helpers/cli.js";
-import { nemoGymCheckout, recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
+import { recordedRollouts } from "../../../test/helpers/nemo_gym_catalog.js";
+import { runRecordedConfig } from "../../../test/helpers/recorded_config_run.js";
 import { engineOf } from "../../../test/helpers/scope.js";
 import environment, { extractAnswer } from "./index.js";
 import { createDataset, GENERATED_FAMILIES, nemoGymRow } from "./generators.js";
@@ -226,29 +226,21 @@ describe("NeMo Gym's config, unchanged, on NeMo Gym's example rows with the reco
     const replies = new Map(recorded.map((r) => [promptOf(r), r.response.output.find((item: any) => item.type === "message").content[0].text as string]));
     expect(new Set(rows.map(promptOf))).toEqual(new Set(replies.keys()));
     const engine = await engineOf({ policy: (turns) => ({ text: replies.get(turns.find((t) => t.role === "user")!.content) ?? "no recorded reply" }) });
-    const checkout = nemoGymCheckout(["reasoning_gym"]);
-    try {
-      const out = join(dir, "rollouts.jsonl");
-      const result = await runGym(
-        ["eval", "run", "--config", "resources_servers/reasoning_gym/configs/reasoning_gym.yaml", "--input", "resources_servers/reasoning_gym/data/example.jsonl", "--agent", "reasoning_gym_simple_agent",
-          "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "-o", out, "--quiet"],
-        { cwd: checkout.root, timeoutMs: 120_000 },
-      );
-      expect(result.code, result.stderr + result.stdout).toBe(0);
-      const ours = readJsonlFile(new URL(`file://${out}`));
-      expect(ours).toHaveLength(recorded.length);
-      let matched = 0;
-      for (const row of ours) {
-        const theirs = recorded.find((r) => promptOf(r) === promptOf(row))!;
-        expect([row.reward, row.score, row.task_name], promptOf(row)).toEqual([theirs.reward, theirs.score, theirs.task_name]);
-        // NeMo Gym's recording kept the answer unstripped (an earlier app.py); 07d6b0d strips it.
-        expect(row.extracted_answer).toBe((theirs.extracted_answer as string).trim());
-        matched += 1;
-      }
-      expect(matched).toBe(5);
-      expect(ours.map((r) => r.reward).sort()).toEqual([0, 0, 0, 1, 1]);
-    } finally {
-      checkout.remove();
-    }
+    const ours = await runRecordedConfig({
+      id: "reasoning_gym",
+      engineUrl: engine.baseUrl,
+      recorded,
+      input: "resources_servers/reasoning_gym/data/example.jsonl",
+      args: ["--agent", "reasoning_gym_simple_agent"],
+      dir,
+      theirsOf: (row) => recorded.find((r) => promptOf(r) === promptOf(row)),
+      label: promptOf,
+      fields: ["reward", "score", "task_name"],
+      turns: false,
+      input_compared: "none",
+      // NeMo Gym's recording kept the answer unstripped (an earlier app.py); 07d6b0d strips it.
+      eachRow: (row, theirs) => expect(row.extracted_answer).toBe((theirs.extracted_answer as string).trim()),
+    });
+    expect(ours.map((r) => r.reward).sort()).toEqual([0, 0, 0, 1, 1]);
   }, 200_000);
 });

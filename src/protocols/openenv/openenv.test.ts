@@ -240,6 +240,26 @@ describe("idle sessions (OpenEnv's session_timeout)", () => {
     const call = await http("POST", `${url}/mcp`, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_weather", arguments: { city: "Lima" }, session_id: sessionId } });
     expect(call.body.error).toMatchObject({ code: -32602, message: `Unknown session_id: ${sessionId}` });
   });
+
+  it("does not count `state` as activity (OpenEnv's reaper does not): a session asked only for its state is reaped", async () => {
+    const url = await serve(weather, rowsOf("example_single_tool_call"), 1, { sessionTimeout: 2, reapEvery: 0.1 });
+    const active = async () => ((await http("GET", `${url}/capacity`)).body as { active_sessions: number }).active_sessions;
+    const socket = await OpenEnvSocket.open(url);
+    expect((await socket.send({ type: "reset", data: { row_index: 0 } })).type).toBe("observation");
+    // Ask for the state between every look at the slot: were it activity, the session would never go idle.
+    await expect
+      .poll(
+        async () => {
+          expect((await socket.send({ type: "state" })).type).toBe("state");
+          return active();
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(0);
+    expect(await socket.send({ type: "state" })).toMatchObject({ type: "state", data: { status: "closed" } });
+    socket.close();
+    await socket.closed;
+  });
 });
 
 describe("MCP over WebSocket", () => {

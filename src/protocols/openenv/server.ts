@@ -18,7 +18,8 @@
 //    request in it; not `state`) is older than the timeout is closed and its slot freed. Its connection
 //    stays open, as OpenEnv's does: a later reset or step there is an EXECUTION_ERROR (OpenEnv runs it
 //    on the closed environment), `state` still answers; an MCP HTTP session reaped is an unknown
-//    session_id. Unlike OpenEnv, a session is not reaped while a request in it is still running.
+//    session_id. Unlike OpenEnv, a session is not reaped while a request in it is still running. The
+//    bookkeeping is the MCP and ORS layers' (IdleSessions, keyed by session id).
 //
 // Mapping onto the episode bridge: `reset` seeds an episode from a dataset row; a `step` takes OpenEnv's
 // own MCP actions (`list_tools`, `call_tool`) or `submit_answer`, which runs /verify (or the
@@ -37,7 +38,7 @@ import type { FunctionTool } from "../../protocol/index.js";
 import type { Episode, EpisodeObservation, EnvironmentBridge, StepOutcome } from "../episode.js";
 import { EpisodeError } from "../errors.js";
 import type { ProtocolLayer, ProtocolMount } from "../gateway.js";
-import { expiredText, reapInterval } from "../idle.js";
+import { expiredText, IdleSessions } from "../idle.js";
 import {
   actionJsonSchema,
   GymkitAction,
@@ -78,35 +79,17 @@ function outputValue(text: string | null): unknown {
   }
 }
 
-/** One session: an episode and what its reset showed. */
+/** One session: an episode and what its reset showed (its activity is kept by the service's IdleSessions). */
 class Session {
   readonly id = randomUUID();
   episodeId: string | null = null;
   tools: FunctionTool[] | undefined;
-  readonly createdAt = Date.now() / 1000;
-  lastActivityAt = this.createdAt;
-  /** Requests in it still running (the reaper leaves it alone meanwhile). */
-  busy = 0;
   /** Its slot was given back (connection gone, closed, or reaped). */
   released = false;
-  /** The idle timeout (seconds) it was reaped after, if it was. */
+  /** The idle timeout (seconds) it was reaped after, if it was (kept here, not in IdleSessions' bounded memory of reaped ids, for as long as its connection lasts). */
   reapedAfter: number | undefined;
 
   constructor(readonly episode: Episode) {}
-
-  touch(): void {
-    this.lastActivityAt = Date.now() / 1000;
-  }
-
-  /** Runs `work` as a request in this session: not reaped while it runs. */
-  async during<T>(work: () => Promise<T>): Promise<T> {
-    this.busy += 1;
-    try {
-      return await work();
-    } finally {
-      this.busy -= 1;
-    }
-  }
 
   state(): Record<string, unknown> {
     const state = this.episode.state();
@@ -169,19 +152,26 @@ class OpenEnvService {
   /** Every session holding a slot (WebSocket connections and MCP HTTP sessions), by id. */
   private readonly held = new Map<string, Session>();
   private allTools: FunctionTool[] | undefined;
-  private reaper: ReturnType<typeof setInterval> | undefined;
+  /** Last activity and running requests of every held session; reaps the idle ones (OpenEnv's _reap_idle_sessions). */
+  private readonly idle: IdleSessions<string>;
 
   constructor(
     readonly bridge: EnvironmentBridge,
     maxSessions: number,
-    readonly sessionTimeout?: number,
+    sessionTimeout?: number,
     reapEvery?: number,
   ) {
     this.capacity = new Capacity(maxSessions);
-    if (sessionTimeout !== undefined) {
-      this.reaper = setInterval(() => this.reapIdle(), 1000 * reapInterval(sessionTimeout, reapEvery));
-      this.reaper.unref();
-    }
+    this.idle = new IdleSessions<string>(
+      sessionTimeout,
+      (id) => {
+        const session = this.held.get(id);
+        if (!session) return;
+        session.reapedAfter = sessionTimeout;
+        this.release(session);
+      },
+      reapEvery,
+    );
   }
 
   /** A new session holding a slot, or undefined at the cap. */
@@ -189,7 +179,18 @@ class OpenEnvService {
     if (!this.capacity.tryAcquire()) return undefined;
     const session = this.newSession();
     this.held.set(session.id, session);
+    this.idle.add(session.id);
     return session;
+  }
+
+  /** A reset, a step or an MCP request in the session went through: it is active now. */
+  touch(session: Session): void {
+    this.idle.touch(session.id);
+  }
+
+  /** Runs `work` as a request in the session: it is not reaped while it runs (the request's kind decides whether it counts as activity). */
+  during<T>(session: Session, work: () => Promise<T>): Promise<T> {
+    return this.idle.holding(session.id, work);
   }
 
   /** Gives the session's slot back and closes its episode (once). */
@@ -197,20 +198,10 @@ class OpenEnvService {
     if (session.released) return;
     session.released = true;
     this.held.delete(session.id);
+    this.idle.remove(session.id);
     this.mcpSessions.delete(session.id);
     this.capacity.release();
     void session.episode.close().catch(() => undefined);
-  }
-
-  /** Closes the sessions idle for longer than the timeout (OpenEnv's _reap_idle_sessions). */
-  reapIdle(): void {
-    if (this.sessionTimeout === undefined) return;
-    const now = Date.now() / 1000;
-    for (const session of [...this.held.values()]) {
-      if (session.busy > 0 || now - session.lastActivityAt <= this.sessionTimeout) continue;
-      session.reapedAfter = this.sessionTimeout;
-      this.release(session);
-    }
   }
 
   /** Tools of every row (by name, first seen wins): what a session that has not been reset lists. */
@@ -287,12 +278,12 @@ class OpenEnvService {
           const created = this.acquire();
           if (!created) return fail(JSON_RPC.SERVER_ERROR, this.capacity.message(), this.capacity.status());
           try {
-            await created.during(() => this.reset(created, reset.data));
+            await this.during(created, () => this.reset(created, reset.data));
           } catch (error) {
             this.release(created);
             throw error;
           }
-          created.touch();
+          this.touch(created);
           this.mcpSessions.set(created.id, created);
           return ok({ session_id: created.id });
         }
@@ -320,7 +311,7 @@ class OpenEnvService {
           const args = p.arguments ?? {};
           let outcome: StepOutcome;
           if (target) {
-            outcome = await target.during(() => target.episode.callTool(name, args));
+            outcome = await this.during(target, () => target.episode.callTool(name, args));
           } else {
             // Stateless, as OpenEnv's temporary environment: a fresh episode on the row asked for (or the next).
             const temporary = this.newSession();
@@ -345,7 +336,7 @@ class OpenEnvService {
     } finally {
       // As OpenEnv's mcp_handler: any request in a session counts as its activity.
       const target = this.sessionFor(p, session);
-      if (typeof target === "object") target.touch();
+      if (typeof target === "object") this.touch(target);
     }
   }
 
@@ -357,7 +348,7 @@ class OpenEnvService {
   }
 
   async closeAll(): Promise<void> {
-    clearInterval(this.reaper);
+    this.idle.stop();
     const sessions = [...this.mcpSessions.values()];
     this.mcpSessions.clear();
     await Promise.allSettled(sessions.map((s) => s.episode.close()));
@@ -433,7 +424,7 @@ function serveConnection(service: OpenEnvService, socket: WebSocket): void {
   socket.on("message", (raw, isBinary) => {
     inOrder(async () => {
       if (held.ended()) return;
-      const reply = await session.during(() => handleMessage(service, session, isBinary ? (raw as Buffer).toString("utf8") : String(raw)));
+      const reply = await service.during(session, () => handleMessage(service, session, isBinary ? (raw as Buffer).toString("utf8") : String(raw)));
       if (reply === "close") {
         end();
         socket.close();
@@ -454,7 +445,7 @@ async function handleMessage(service: OpenEnvService, session: Session, text: st
   const type = typeof message === "object" && message !== null && !Array.isArray(message) ? (message as Record<string, unknown>).type : undefined;
   // A reset or step that went through is the session's activity (OpenEnv's _update_session_activity).
   const active = <T>(value: T): T => {
-    session.touch();
+    service.touch(session);
     return value;
   };
   try {
@@ -587,7 +578,7 @@ function serveMcpConnection(service: OpenEnvService, socket: WebSocket): void {
       const parsed = JsonRpcRequest.safeParse(request);
       if (!parsed.success) return send(socket, { jsonrpc: "2.0", id: null, error: { code: JSON_RPC.INVALID_REQUEST, message: "Invalid request", data: null } });
       await ready;
-      send(socket, await session.during(() => service.mcp(parsed.data, session)));
+      send(socket, await service.during(session, () => service.mcp(parsed.data, session)));
     });
   });
 }
