@@ -100,6 +100,32 @@ class CallSignal extends EventEmitter {
 }
 
 /**
+ * The attempts in flight under each caller's signal, and the one listener that aborts them. A
+ * caller's signal (a rollout's hang-up signal) usually covers several calls; an EventTarget listener
+ * added and removed per attempt cost more than the rest of an in-process hop's bookkeeping, so each
+ * signal gets one listener, for good, and an attempt only joins and leaves its set.
+ */
+const attemptsUnder = new WeakMap<AbortSignal, Set<CallSignal>>();
+
+function followSignal(outer: AbortSignal, attempt: CallSignal): Set<CallSignal> {
+  let attempts = attemptsUnder.get(outer);
+  if (attempts === undefined) {
+    const inFlight = new Set<CallSignal>();
+    attempts = inFlight;
+    attemptsUnder.set(outer, inFlight);
+    outer.addEventListener(
+      "abort",
+      () => {
+        for (const each of [...inFlight]) each.abort(outer.reason);
+      },
+      { once: true },
+    );
+  }
+  attempts.add(attempt);
+  return attempts;
+}
+
+/**
  * Sends one HTTP request, retrying connection errors, 429 and 5xx within `retry.attempts`.
  * Returns the final response whatever its status (callers decide what a 4xx means);
  * throws CallError only when no response came back at all within the budget.
@@ -134,10 +160,10 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
       timeout.aborted = true;
       signal.abort(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
-    const forward = () => signal.abort(options.signal!.reason);
+    let following: Set<CallSignal> | undefined;
     if (options.signal) {
-      if (options.signal.aborted) forward();
-      else options.signal.addEventListener("abort", forward, { once: true });
+      if (options.signal.aborted) signal.abort(options.signal.reason);
+      else following = followSignal(options.signal, signal);
     }
     const method = options.method ?? (payload === undefined ? "GET" : "POST");
     // A server of this process is reached without a socket, with the same bytes in and out (inprocess.ts).
@@ -177,7 +203,7 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
     return result;
     } finally {
       clearTimeout(timer);
-      options.signal?.removeEventListener("abort", forward);
+      following?.delete(signal);
     }
   }
   throw lastError ?? new CallError(`${shown()}: no attempt made`, url, "connection");

@@ -10,6 +10,15 @@ export function parseCookies(header: string | undefined): Record<string, string>
   return out;
 }
 
+/**
+ * The value of one cookie of a Cookie header, as `parseCookies(header)[name]` gives it, without
+ * building the object of every cookie: a server reads only its own session cookie, on every request.
+ */
+export function cookieOf(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  return parseCookieHeader(header)[name];
+}
+
 const PLAIN = /^[A-Za-z0-9._-]*$/;
 
 export function sessionCookie(name: string, value: string): string {
@@ -23,6 +32,8 @@ export class CookieJar {
   private readonly cookies = new Map<string, string>();
   /** The Cookie header as last rendered; dropped when a value changes (every server re-sets the same cookie on every reply). */
   private rendered: string | undefined;
+  /** The last Set-Cookie value absorbed: a server sends the same line again on every reply of a session. */
+  private lastLine: string | undefined;
 
   constructor(initial?: Record<string, string>) {
     for (const [k, v] of Object.entries(initial ?? {})) this.cookies.set(k, v);
@@ -31,6 +42,9 @@ export class CookieJar {
   /** Absorbs one or many Set-Cookie header values. */
   update(setCookie: string | string[] | undefined): void {
     if (!setCookie) return;
+    // Nothing can have changed (the jar is only written here, and a line sets one cookie).
+    if (setCookie === this.lastLine) return;
+    this.lastLine = typeof setCookie === "string" ? setCookie : undefined;
     for (const line of Array.isArray(setCookie) ? setCookie : [setCookie]) {
       const first = line.split(";", 1)[0] ?? "";
       const eq = first.indexOf("=");

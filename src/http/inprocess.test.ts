@@ -7,7 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { call, CallError, NO_RETRY, type CallResult } from "./client.js";
 import { CookieJar } from "./cookies.js";
 import { parseOr422 } from "./errors.js";
-import { INPROCESS_ENV } from "./inprocess.js";
+import { INPROCESS_ENV, rereadInProcessSetting } from "./inprocess.js";
 import { abortOnHangUp } from "./reply.js";
 import { createServer, listen } from "./server.js";
 
@@ -17,6 +17,8 @@ let connections = 0;
 /** Resolves when the next request to /hang sees its caller hang up. */
 let hungUp: Promise<string> = Promise.resolve("");
 let onHangUp: (reason: string) => void = () => {};
+/** Called when a request to /hang reaches its handler. */
+let onHangEnter: () => void = () => {};
 
 beforeAll(async () => {
   app = createServer({ name: "inproc", bodyLimit: 1024 });
@@ -34,6 +36,7 @@ beforeAll(async () => {
   app.get("/query", async (request) => ({ url: request.url, query: request.query }));
   app.post("/hang", async (request, reply) => {
     const signal = abortOnHangUp(reply.raw);
+    onHangEnter();
     await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     onHangUp(String((signal.reason as Error).message));
     return { never: "read" };
@@ -44,7 +47,14 @@ beforeAll(async () => {
 afterAll(async () => app.close());
 afterEach(() => {
   delete process.env[INPROCESS_ENV];
+  rereadInProcessSetting();
 });
+
+/** Switches the in-process path as a user would, by the environment, for the calls that follow. */
+function inProcessCalls(on: boolean): void {
+  process.env[INPROCESS_ENV] = on ? "1" : "0";
+  rereadInProcessSetting();
+}
 
 function expectHangUp(): void {
   hungUp = new Promise((resolve) => {
@@ -54,7 +64,7 @@ function expectHangUp(): void {
 
 /** Runs `act` with the in-process path on or off; returns its result and the connections it opened. */
 async function via<T>(inProcess: boolean, act: () => Promise<T>): Promise<{ result: T; opened: number }> {
-  process.env[INPROCESS_ENV] = inProcess ? "1" : "0";
+  inProcessCalls(inProcess);
   const before = connections;
   const result = await act();
   return { result, opened: connections - before };
@@ -167,7 +177,7 @@ describe("in-process calls answer what the socket answers", () => {
 
 describe("in-process calls that end early", () => {
   it("an abort reaches the server as a hang-up and rejects the call with the reason", async () => {
-    process.env[INPROCESS_ENV] = "1";
+    inProcessCalls(true);
     expectHangUp();
     const controller = new AbortController();
     const pending = call(`${url}/hang`, { body: {}, signal: controller.signal, retry: NO_RETRY });
@@ -178,8 +188,41 @@ describe("in-process calls that end early", () => {
     expect(await hungUp).toBe("the caller closed the connection");
   });
 
+  it.each([true, false])("one caller's signal over several calls (in-process %s): calls already answered stay answered, those in flight end with its reason", async (inProcess) => {
+    inProcessCalls(inProcess);
+    const controller = new AbortController();
+    const answered = await call(`${url}/echo`, { body: { n: 1 }, signal: controller.signal, retry: NO_RETRY });
+    let seen = 0;
+    let allSeen: () => void = () => {};
+    const hungUpThrice = new Promise<void>((resolve) => {
+      allSeen = resolve;
+    });
+    onHangUp = () => {
+      if (++seen === 3) allSeen();
+    };
+    let entered = 0;
+    const allEntered = new Promise<void>((resolve) => {
+      onHangEnter = () => {
+        if (++entered === 3) resolve();
+      };
+    });
+    const pending = [1, 2, 3].map(() => call(`${url}/hang`, { body: {}, signal: controller.signal, retry: NO_RETRY }).catch((e: unknown) => e));
+    await allEntered;
+    onHangEnter = () => {};
+    // A call that ends before the abort leaves nothing behind that the abort could reach.
+    const between = await call(`${url}/echo`, { body: { n: 2 }, signal: controller.signal, retry: NO_RETRY });
+    const reason = new Error("rollout cancelled");
+    controller.abort(reason);
+    for (const error of await Promise.all(pending)) expect(error).toBe(reason);
+    await hungUpThrice;
+    expect(seen).toBe(3);
+    expect([answered.status, between.status]).toEqual([200, 200]);
+    // The same signal, already aborted, stops a new call before it is sent.
+    await expect(call(`${url}/echo`, { body: {}, signal: controller.signal, retry: NO_RETRY })).rejects.toBe(reason);
+  });
+
   it("a per-call timeout is a CallError of kind timeout, and the server sees the hang-up", async () => {
-    process.env[INPROCESS_ENV] = "1";
+    inProcessCalls(true);
     expectHangUp();
     const error = await call(`${url}/hang`, { body: {}, timeoutMs: 50, retry: NO_RETRY }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CallError);
@@ -189,7 +232,7 @@ describe("in-process calls that end early", () => {
   });
 
   it("a server that closes under a call fails it as a lost connection, and later calls are refused", async () => {
-    process.env[INPROCESS_ENV] = "1";
+    inProcessCalls(true);
     const doomed = createServer({ name: "doomed" });
     let entered: () => void = () => {};
     const inside = new Promise<void>((resolve) => {

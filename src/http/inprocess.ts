@@ -10,7 +10,8 @@
 // signals fire). Routes that stream or hijack their reply declare `config: { streams: true }` and are
 // always reached over the socket. A server's own close unregisters it first (later calls go to the
 // socket and meet a refused connection, as before) and fails its exchanges still in flight as a reset
-// connection would. `GYM_INPROCESS_CALLS=0` switches the path off; every call then goes over HTTP.
+// connection would. `GYM_INPROCESS_CALLS=0` switches the path off; every call then goes over HTTP (read when
+// a server starts listening; `rereadInProcessSetting` for a switch in between).
 // Servers in other processes (`--process-per-server`, NeMo Gym's Python servers, remote URLs) are not
 // in the registry and keep real HTTP. No upstream counterpart (NeMo Gym 07d6b0d always uses aiohttp).
 import { EventEmitter } from "node:events";
@@ -60,8 +61,26 @@ interface LocalServer {
 /** Servers listening in this process, by origin (`http://127.0.0.1:PORT`, as `listen` returns it). */
 const servers = new Map<string, LocalServer>();
 
-/** True unless `GYM_INPROCESS_CALLS` is `0` (or `false`/`off`/`no`). Read on every call, so tests can switch it. */
+/** `GYM_INPROCESS_CALLS` as last read; undefined until the first in-process candidate asks. */
+let enabled: boolean | undefined;
+
+/**
+ * True unless `GYM_INPROCESS_CALLS` is `0` (or `false`/`off`/`no`). Read from the environment when a
+ * server starts listening and by `rereadInProcessSetting`, not per call: `process.env` is a lookup in
+ * the C++ environment each time, and this is asked on every hop of every rollout.
+ */
 export function inProcessCallsEnabled(): boolean {
+  enabled ??= readInProcessSetting();
+  return enabled;
+}
+
+/** Reads `GYM_INPROCESS_CALLS` again, for code (tests, benchmarks) that switches it in a running process. */
+export function rereadInProcessSetting(): boolean {
+  enabled = readInProcessSetting();
+  return enabled;
+}
+
+function readInProcessSetting(): boolean {
   const value = process.env[INPROCESS_ENV];
   if (value === undefined || value === "" || value === "1") return true;
   return !["0", "false", "off", "no"].includes(value.trim().toLowerCase());
@@ -115,6 +134,7 @@ export function registerInProcess(app: FastifyInstance, origin: string): void {
   if (!address || typeof address === "string") return;
   const listener = app.server.listeners("request")[0] as RequestListener | undefined;
   if (!listener) return;
+  rereadInProcessSetting();
   state.origins.add(origin);
   servers.set(origin, {
     origin,
