@@ -28,6 +28,22 @@ describe("CookieJar", () => {
     jar.update(first);
     expect(jar.header()).toBe("s=1");
   });
+
+  it("follows two servers' cookies whose replies alternate, and a change of either", () => {
+    const jar = new CookieJar();
+    const env = "gymkit___env=e1; Path=/; HttpOnly; SameSite=Lax";
+    const model = "gymkit___model=m1; Path=/; HttpOnly; SameSite=Lax";
+    for (const line of [env, model, env, model, env]) jar.update(line);
+    expect(jar.header()).toBe("gymkit___env=e1; gymkit___model=m1");
+    jar.update("gymkit___model=m2; Path=/");
+    jar.update(env);
+    expect(jar.header()).toBe("gymkit___env=e1; gymkit___model=m2");
+    jar.update(model);
+    jar.update(env);
+    expect(jar.header()).toBe("gymkit___env=e1; gymkit___model=m1");
+    jar.update("gymkit___env=a%20b; Path=/");
+    expect(jar.toJSON()).toEqual({ gymkit___env: "a b", gymkit___model: "m1" });
+  });
 });
 
 describe("cookieOf", () => {

@@ -32,8 +32,11 @@ export class CookieJar {
   private readonly cookies = new Map<string, string>();
   /** The Cookie header as last rendered; dropped when a value changes (every server re-sets the same cookie on every reply). */
   private rendered: string | undefined;
-  /** The last Set-Cookie value absorbed: a server sends the same line again on every reply of a session. */
-  private lastLine: string | undefined;
+  /**
+   * Set-Cookie lines that would change nothing if absorbed again: each server of a rollout sends the
+   * same line on every reply. Emptied whenever a value changes; a few at most (one per server).
+   */
+  private readonly settled: string[] = [];
 
   constructor(initial?: Record<string, string>) {
     for (const [k, v] of Object.entries(initial ?? {})) this.cookies.set(k, v);
@@ -42,20 +45,21 @@ export class CookieJar {
   /** Absorbs one or many Set-Cookie header values. */
   update(setCookie: string | string[] | undefined): void {
     if (!setCookie) return;
-    // Nothing can have changed (the jar is only written here, and a line sets one cookie).
-    if (setCookie === this.lastLine) return;
-    this.lastLine = typeof setCookie === "string" ? setCookie : undefined;
     for (const line of Array.isArray(setCookie) ? setCookie : [setCookie]) {
+      if (this.settled.includes(line)) continue;
       const first = line.split(";", 1)[0] ?? "";
       const eq = first.indexOf("=");
       if (eq <= 0) continue;
       const name = first.slice(0, eq).trim();
       let value = first.slice(eq + 1).trim();
       if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-      const decoded = decodeURIComponentSafe(value);
-      if (this.cookies.get(name) === decoded) continue;
-      this.cookies.set(name, decoded);
-      this.rendered = undefined;
+      const decoded = value.includes("%") ? decodeURIComponentSafe(value) : value;
+      if (this.cookies.get(name) !== decoded) {
+        this.cookies.set(name, decoded);
+        this.rendered = undefined;
+        this.settled.length = 0;
+      }
+      if (this.settled.length < 8) this.settled.push(line);
     }
   }
 
