@@ -4,10 +4,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { FastifyInstance } from "fastify";
-import { call, CallError, NO_RETRY, type CallResult } from "./client.js";
+import { call, CallError, dispatcher, NO_RETRY, type CallResult } from "./client.js";
 import { CookieJar } from "./cookies.js";
 import { parseOr422 } from "./errors.js";
-import { INPROCESS_ENV, rereadInProcessSetting } from "./inprocess.js";
+import { dispatchInProcess, INPROCESS_ENV, localTarget, rereadInProcessSetting } from "./inprocess.js";
+import { request } from "./undici_lite.js";
+import { EventEmitter } from "node:events";
 import { abortOnHangUp } from "./reply.js";
 import { createServer, listen } from "./server.js";
 
@@ -79,6 +81,8 @@ function visible(result: CallResult): { status: number; text: string; headers: R
 
 const cases: Array<[string, () => Promise<CallResult>]> = [
   ["a JSON echo with non-ASCII text", () => call(`${url}/echo`, { body: { text: "héllo ✓ \u2028" }, retry: NO_RETRY })],
+  ["a JSON echo with a lone surrogate, astral and escaped characters", () => call(`${url}/echo`, { body: { text: "\ud800 😀 \udfff é \"q\" \\ \n \u0000" }, retry: NO_RETRY })],
+  ["a JSON echo of a string alone", () => call(`${url}/echo`, { body: "just text ✓", retry: NO_RETRY })],
   ["a 422 from zod", () => call(`${url}/validate`, { body: { n: "x", extra: 1 }, retry: NO_RETRY })],
   ["a 500 whose body is the error as a string", () => call(`${url}/boom`, { body: {}, retry: NO_RETRY })],
   ["a 404 naming the route", () => call(`${url}/nowhere?x=1`, { retry: NO_RETRY })],
@@ -148,6 +152,17 @@ describe("in-process calls answer what the socket answers", () => {
     delete wire.session;
     delete local.session;
     expect(local).toEqual(wire);
+  });
+
+  it("a body text with a raw lone surrogate reaches the server as its UTF-8 bytes decode, as over the socket", async () => {
+    inProcessCalls(true);
+    const body = '{"text":"a\ud800b"}';
+    const target = localTarget(`${url}/echo`, "POST")!;
+    const local = await dispatchInProcess(target.server, { method: "POST", path: target.path, headers: { "content-type": "application/json" }, body, signal: Object.assign(new EventEmitter(), { aborted: false, reason: undefined }) });
+    const wire = await request(`${url}/echo`, { method: "POST", headers: { "content-type": "application/json" }, body, dispatcher: dispatcher() });
+    const [l, w] = [JSON.parse(local.text) as { body: { text: string } }, JSON.parse(await wire.body.text()) as { body: { text: string } }];
+    expect(l.body.text).toBe("a\ufffdb");
+    expect(l.body).toEqual(w.body);
   });
 
   it("a streamed route is reached over the socket even with the in-process path on", async () => {

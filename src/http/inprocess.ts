@@ -244,17 +244,21 @@ class LocalRequestMessage extends Inert {
   aborted = false;
   destroyed = false;
   readableEnded = false;
-  #body: string | undefined;
+  #body: Buffer | undefined;
+  /** The body as the caller serialized it, when its bytes decode back to exactly this text. */
+  readonly bodyText: string | undefined;
 
   constructor(
     readonly method: string,
     public url: string,
     readonly headers: Record<string, string>,
-    body: string | undefined,
+    body: Buffer | undefined,
+    bodyText: string | undefined,
     readonly socket: LocalSocket,
   ) {
     super();
     this.#body = body;
+    this.bodyText = bodyText;
   }
 
   get connection(): LocalSocket {
@@ -267,7 +271,7 @@ class LocalRequestMessage extends Inert {
     this.readableEnded = true;
     const body = this.#body;
     this.#body = undefined;
-    if (body !== undefined && body.length > 0) this.emit("data", Buffer.from(body, "utf8"));
+    if (body !== undefined && body.length > 0) this.emit("data", body);
     this.emit("end");
     return this;
   }
@@ -285,6 +289,15 @@ class LocalRequestMessage extends Inert {
 const KEEP_ALIVE = "timeout=65";
 let dateText = "";
 let dateSecond = -1;
+/**
+ * The text of an in-process request's body, for a body parser that would otherwise decode the bytes
+ * it was just encoded to (undefined for a request from a socket, or a text that does not survive
+ * UTF-8 unchanged, whose decoded bytes are what a socket would deliver).
+ */
+export function inProcessBodyText(raw: unknown): string | undefined {
+  return raw instanceof LocalRequestMessage ? raw.bodyText : undefined;
+}
+
 /** The Date header, as Node's server caches it: recomputed at most once a second. */
 function httpDate(): string {
   const second = Math.floor(Date.now() / 1000);
@@ -295,11 +308,17 @@ function httpDate(): string {
   return dateText;
 }
 
+// Node 20 has both methods; the compile target's lib (ES2022) does not declare them yet.
+type WellFormedText = string & { isWellFormed(): boolean; toWellFormed(): string };
+
+/** True when `text` has no lone surrogate, so UTF-8 bytes of it decode back to exactly it. */
+function wellFormed(text: string): boolean {
+  return (text as WellFormedText).isWellFormed();
+}
+
 /** A lone surrogate does not survive UTF-8 on the wire; this keeps the in-process text identical. */
 function asWire(text: string): string {
-  // Node 20 has both methods; the compile target's lib (ES2022) does not declare them yet.
-  const wellFormed = text as string & { isWellFormed(): boolean; toWellFormed(): string };
-  return wellFormed.isWellFormed() ? text : wellFormed.toWellFormed();
+  return wellFormed(text) ? text : (text as WellFormedText).toWellFormed();
 }
 
 /** The response side: what Fastify and Gymkit's routes use of a ServerResponse; collects the body. */
@@ -506,9 +525,12 @@ export function dispatchInProcess(server: LocalServer, request: LocalRequest): P
   // In undici's order on the wire: host, connection, the caller's headers, content-length.
   const headers: Record<string, string> = { host: server.host, connection: "keep-alive" };
   for (const name of Object.keys(request.headers)) headers[name.toLowerCase()] = request.headers[name]!;
-  if (request.body !== undefined) headers["content-length"] = String(Buffer.byteLength(request.body, "utf8"));
+  // Encoded once: its length is the content length, and it is what the server's body reader counts.
+  const bytes = request.body === undefined ? undefined : Buffer.from(request.body, "utf8");
+  if (bytes !== undefined) headers["content-length"] = String(bytes.length);
   else if (request.method === "POST" || request.method === "PUT" || request.method === "PATCH") headers["content-length"] = "0";
-  const req = new LocalRequestMessage(request.method, request.path, headers, request.body, socketFor(server));
+  const text = request.body !== undefined && wellFormed(request.body) ? request.body : undefined;
+  const req = new LocalRequestMessage(request.method, request.path, headers, bytes, text, socketFor(server));
   const res = new LocalResponseMessage(req, exchange);
   exchange.res = res;
   const onAbort = () => {

@@ -10,7 +10,7 @@ import { HttpApp, type ListenOptions } from "./app.js";
 import { HttpError, RequestValidationError } from "./errors.js";
 import { cookieOf, sessionCookie } from "./cookies.js";
 import { hostAllowed, hostRefusedMessage } from "./host_check.js";
-import { prepareInProcess, registerInProcess } from "./inprocess.js";
+import { inProcessBodyText, prepareInProcess, registerInProcess } from "./inprocess.js";
 import { BODY_LIMIT_ENV, formatBytes, requestTimeoutMs, rolloutBodyLimit, SMALL_BODY_LIMIT } from "./limits.js";
 import { sendJson } from "./reply.js";
 
@@ -77,11 +77,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // An empty body parses as undefined (NeMo Gym's argument-less tools accept one); routes decide.
   // The body arrives as bytes and becomes text here, inside the try: no body can throw where nobody catches.
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) => {
+  // An in-process request hands over the text its bytes were made from (inprocess.ts): no decoding.
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
     const fail = (statusCode: number, message: string) => done(Object.assign(new Error(message), { statusCode }), undefined);
     let text: string;
     try {
-      text = (body as Buffer).toString("utf8");
+      text = inProcessBodyText(request.raw) ?? (body as Buffer).toString("utf8");
     } catch (error) {
       return fail(413, `request body cannot be read as text: ${(error as Error).message}`);
     }
