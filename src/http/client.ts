@@ -100,32 +100,6 @@ class CallSignal extends EventEmitter {
 }
 
 /**
- * The attempts in flight under each caller's signal, and the one listener that aborts them. A
- * caller's signal (a rollout's hang-up signal) usually covers several calls; an EventTarget listener
- * added and removed per attempt cost more than the rest of an in-process hop's bookkeeping, so each
- * signal gets one listener, for good, and an attempt only joins and leaves its set.
- */
-const attemptsUnder = new WeakMap<AbortSignal, Set<CallSignal>>();
-
-function followSignal(outer: AbortSignal, attempt: CallSignal): Set<CallSignal> {
-  let attempts = attemptsUnder.get(outer);
-  if (attempts === undefined) {
-    const inFlight = new Set<CallSignal>();
-    attempts = inFlight;
-    attemptsUnder.set(outer, inFlight);
-    outer.addEventListener(
-      "abort",
-      () => {
-        for (const each of [...inFlight]) each.abort(outer.reason);
-      },
-      { once: true },
-    );
-  }
-  attempts.add(attempt);
-  return attempts;
-}
-
-/**
  * Sends one HTTP request, retrying connection errors, 429 and 5xx within `retry.attempts`.
  * Returns the final response whatever its status (callers decide what a 4xx means);
  * throws CallError only when no response came back at all within the budget.
@@ -160,10 +134,10 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
       timeout.aborted = true;
       signal.abort(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
-    let following: Set<CallSignal> | undefined;
+    const forward = () => signal.abort(options.signal!.reason);
     if (options.signal) {
-      if (options.signal.aborted) signal.abort(options.signal.reason);
-      else following = followSignal(options.signal, signal);
+      if (options.signal.aborted) forward();
+      else options.signal.addEventListener("abort", forward, { once: true });
     }
     const method = options.method ?? (payload === undefined ? "GET" : "POST");
     // A server of this process is reached without a socket, with the same bytes in and out (inprocess.ts).
@@ -203,7 +177,7 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
     return result;
     } finally {
       clearTimeout(timer);
-      following?.delete(signal);
+      options.signal?.removeEventListener("abort", forward);
     }
   }
   throw lastError ?? new CallError(`${shown()}: no attempt made`, url, "connection");
