@@ -45,22 +45,26 @@ export class CookieJar {
   /** Absorbs one or many Set-Cookie header values. */
   update(setCookie: string | string[] | undefined): void {
     if (!setCookie) return;
-    for (const line of Array.isArray(setCookie) ? setCookie : [setCookie]) {
-      if (this.settled.includes(line)) continue;
-      const first = line.split(";", 1)[0] ?? "";
-      const eq = first.indexOf("=");
-      if (eq <= 0) continue;
-      const name = first.slice(0, eq).trim();
-      let value = first.slice(eq + 1).trim();
-      if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-      const decoded = value.includes("%") ? decodeURIComponentSafe(value) : value;
-      if (this.cookies.get(name) !== decoded) {
-        this.cookies.set(name, decoded);
-        this.rendered = undefined;
-        this.settled.length = 0;
-      }
-      if (this.settled.length < 8) this.settled.push(line);
+    // One line is the common case (one session cookie per server): no array made for it.
+    if (typeof setCookie === "string") this.absorb(setCookie);
+    else for (const line of setCookie) this.absorb(line);
+  }
+
+  private absorb(line: string): void {
+    if (this.settled.includes(line)) return;
+    const first = line.split(";", 1)[0] ?? "";
+    const eq = first.indexOf("=");
+    if (eq <= 0) return;
+    const name = first.slice(0, eq).trim();
+    let value = first.slice(eq + 1).trim();
+    if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    const decoded = value.includes("%") ? decodeURIComponentSafe(value) : value;
+    if (this.cookies.get(name) !== decoded) {
+      this.cookies.set(name, decoded);
+      this.rendered = undefined;
+      this.settled.length = 0;
     }
+    if (this.settled.length < 8) this.settled.push(line);
   }
 
   header(): string | undefined {
