@@ -10,6 +10,7 @@ import { parseOr422 } from "./errors.js";
 import { dispatchInProcess, INPROCESS_ENV, localTarget, rereadInProcessSetting } from "./inprocess.js";
 import { request } from "./undici_lite.js";
 import { EventEmitter } from "node:events";
+import { Readable } from "node:stream";
 import { abortOnHangUp } from "./reply.js";
 import { createServer, listen } from "./server.js";
 
@@ -163,6 +164,23 @@ describe("in-process calls answer what the socket answers", () => {
     const [l, w] = [JSON.parse(local.text) as { body: { text: string } }, JSON.parse(await wire.body.text()) as { body: { text: string } }];
     expect(l.body.text).toBe("a\ufffdb");
     expect(l.body).toEqual(w.body);
+  });
+
+  it("a preParsing hook that replaces the payload is honoured in-process as over the socket", async () => {
+    const transforming = createServer({ name: "transforming" });
+    transforming.addHook("preParsing", async (_request, _reply, _payload) => Readable.from([Buffer.from('{"replaced":2}')]));
+    transforming.post("/body", async (request) => ({ got: request.body }));
+    const transformingUrl = await listen(transforming);
+    try {
+      const send = () => call(`${transformingUrl}/body`, { body: { original: 1 }, retry: NO_RETRY });
+      const [wire, local] = [await via(false, send), await via(true, send)];
+      expect(local.opened).toBe(0);
+      // As long as the original (the Content-Length check passes), so only the bytes can tell them apart.
+      expect(local.result.text).toBe('{"got":{"replaced":2}}');
+      expect(local.result.text).toBe(wire.result.text);
+    } finally {
+      await transforming.close();
+    }
   });
 
   it("a streamed route is reached over the socket even with the in-process path on", async () => {

@@ -247,6 +247,8 @@ class LocalRequestMessage extends Inert {
   #body: Buffer | undefined;
   /** The body as the caller serialized it, when its bytes decode back to exactly this text. */
   readonly bodyText: string | undefined;
+  /** The body's bytes as sent. */
+  readonly bodyBytes: Buffer | undefined;
 
   constructor(
     readonly method: string,
@@ -259,6 +261,7 @@ class LocalRequestMessage extends Inert {
     super();
     this.#body = body;
     this.bodyText = bodyText;
+    this.bodyBytes = body;
   }
 
   get connection(): LocalSocket {
@@ -291,11 +294,14 @@ let dateText = "";
 let dateSecond = -1;
 /**
  * The text of an in-process request's body, for a body parser that would otherwise decode the bytes
- * it was just encoded to (undefined for a request from a socket, or a text that does not survive
- * UTF-8 unchanged, whose decoded bytes are what a socket would deliver).
+ * it was just encoded to: undefined for a request from a socket, for a text that does not survive
+ * UTF-8 unchanged (its decoded bytes are what a socket would deliver), and when the bytes the parser
+ * got are not the ones sent (a payload transformed on the way, e.g. by a `preParsing` hook).
  */
-export function inProcessBodyText(raw: unknown): string | undefined {
-  return raw instanceof LocalRequestMessage ? raw.bodyText : undefined;
+export function inProcessBodyText(raw: unknown, received: Buffer): string | undefined {
+  if (!(raw instanceof LocalRequestMessage) || raw.bodyText === undefined || raw.bodyBytes === undefined) return undefined;
+  // A byte comparison is a memcmp, far cheaper than the UTF-8 decoding it saves.
+  return received.equals(raw.bodyBytes) ? raw.bodyText : undefined;
 }
 
 /** The Date header, as Node's server caches it: recomputed at most once a second. */

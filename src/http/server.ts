@@ -82,7 +82,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const fail = (statusCode: number, message: string) => done(Object.assign(new Error(message), { statusCode }), undefined);
     let text: string;
     try {
-      text = inProcessBodyText(request.raw) ?? (body as Buffer).toString("utf8");
+      text = inProcessBodyText(request.raw, body as Buffer) ?? (body as Buffer).toString("utf8");
     } catch (error) {
       return fail(413, `request body cannot be read as text: ${(error as Error).message}`);
     }
