@@ -8,7 +8,7 @@ import http from "node:http";
 import { call, closeDispatcher, NO_RETRY } from "../src/http/client.js";
 import { CookieJar } from "../src/http/cookies.js";
 import { createServer, listen } from "../src/http/server.js";
-import { INPROCESS_ENV } from "../src/http/inprocess.js";
+import { INPROCESS_ENV, rereadInProcessSetting } from "../src/http/inprocess.js";
 import { arg } from "./judged.js";
 import { machineLine, markdownTable } from "./machine.js";
 
@@ -44,6 +44,7 @@ const url = await listen(app);
 
 async function run(mode: Mode): Promise<number> {
   process.env[INPROCESS_ENV] = mode === "in-process" ? "1" : "0";
+  rereadInProcessSetting();
   let next = 0;
   const start = process.cpuUsage();
   const worker = async () => {

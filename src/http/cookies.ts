@@ -10,6 +10,15 @@ export function parseCookies(header: string | undefined): Record<string, string>
   return out;
 }
 
+/**
+ * The value of one cookie of a Cookie header, as `parseCookies(header)[name]` gives it, without
+ * building the object of every cookie: a server reads only its own session cookie, on every request.
+ */
+export function cookieOf(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  return parseCookieHeader(header)[name];
+}
+
 const PLAIN = /^[A-Za-z0-9._-]*$/;
 
 export function sessionCookie(name: string, value: string): string {
@@ -23,6 +32,11 @@ export class CookieJar {
   private readonly cookies = new Map<string, string>();
   /** The Cookie header as last rendered; dropped when a value changes (every server re-sets the same cookie on every reply). */
   private rendered: string | undefined;
+  /**
+   * Set-Cookie lines that would change nothing if absorbed again: each server of a rollout sends the
+   * same line on every reply. Emptied whenever a value changes; a few at most (one per server).
+   */
+  private readonly settled: string[] = [];
 
   constructor(initial?: Record<string, string>) {
     for (const [k, v] of Object.entries(initial ?? {})) this.cookies.set(k, v);
@@ -31,18 +45,26 @@ export class CookieJar {
   /** Absorbs one or many Set-Cookie header values. */
   update(setCookie: string | string[] | undefined): void {
     if (!setCookie) return;
-    for (const line of Array.isArray(setCookie) ? setCookie : [setCookie]) {
-      const first = line.split(";", 1)[0] ?? "";
-      const eq = first.indexOf("=");
-      if (eq <= 0) continue;
-      const name = first.slice(0, eq).trim();
-      let value = first.slice(eq + 1).trim();
-      if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-      const decoded = decodeURIComponentSafe(value);
-      if (this.cookies.get(name) === decoded) continue;
+    // One line is the common case (one session cookie per server): no array made for it.
+    if (typeof setCookie === "string") this.absorb(setCookie);
+    else for (const line of setCookie) this.absorb(line);
+  }
+
+  private absorb(line: string): void {
+    if (this.settled.includes(line)) return;
+    const first = line.split(";", 1)[0] ?? "";
+    const eq = first.indexOf("=");
+    if (eq <= 0) return;
+    const name = first.slice(0, eq).trim();
+    let value = first.slice(eq + 1).trim();
+    if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    const decoded = value.includes("%") ? decodeURIComponentSafe(value) : value;
+    if (this.cookies.get(name) !== decoded) {
       this.cookies.set(name, decoded);
       this.rendered = undefined;
+      this.settled.length = 0;
     }
+    if (this.settled.length < 8) this.settled.push(line);
   }
 
   header(): string | undefined {

@@ -4,10 +4,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { FastifyInstance } from "fastify";
-import { call, CallError, NO_RETRY, type CallResult } from "./client.js";
+import { call, CallError, dispatcher, NO_RETRY, type CallResult } from "./client.js";
 import { CookieJar } from "./cookies.js";
 import { parseOr422 } from "./errors.js";
-import { INPROCESS_ENV } from "./inprocess.js";
+import { dispatchInProcess, INPROCESS_ENV, localTarget, rereadInProcessSetting } from "./inprocess.js";
+import { request } from "./undici_lite.js";
+import { EventEmitter } from "node:events";
+import { Readable } from "node:stream";
 import { abortOnHangUp } from "./reply.js";
 import { createServer, listen } from "./server.js";
 
@@ -17,6 +20,8 @@ let connections = 0;
 /** Resolves when the next request to /hang sees its caller hang up. */
 let hungUp: Promise<string> = Promise.resolve("");
 let onHangUp: (reason: string) => void = () => {};
+/** Called when a request to /hang reaches its handler. */
+let onHangEnter: () => void = () => {};
 
 beforeAll(async () => {
   app = createServer({ name: "inproc", bodyLimit: 1024 });
@@ -34,6 +39,7 @@ beforeAll(async () => {
   app.get("/query", async (request) => ({ url: request.url, query: request.query }));
   app.post("/hang", async (request, reply) => {
     const signal = abortOnHangUp(reply.raw);
+    onHangEnter();
     await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     onHangUp(String((signal.reason as Error).message));
     return { never: "read" };
@@ -44,7 +50,14 @@ beforeAll(async () => {
 afterAll(async () => app.close());
 afterEach(() => {
   delete process.env[INPROCESS_ENV];
+  rereadInProcessSetting();
 });
+
+/** Switches the in-process path as a user would, by the environment, for the calls that follow. */
+function inProcessCalls(on: boolean): void {
+  process.env[INPROCESS_ENV] = on ? "1" : "0";
+  rereadInProcessSetting();
+}
 
 function expectHangUp(): void {
   hungUp = new Promise((resolve) => {
@@ -54,7 +67,7 @@ function expectHangUp(): void {
 
 /** Runs `act` with the in-process path on or off; returns its result and the connections it opened. */
 async function via<T>(inProcess: boolean, act: () => Promise<T>): Promise<{ result: T; opened: number }> {
-  process.env[INPROCESS_ENV] = inProcess ? "1" : "0";
+  inProcessCalls(inProcess);
   const before = connections;
   const result = await act();
   return { result, opened: connections - before };
@@ -69,6 +82,8 @@ function visible(result: CallResult): { status: number; text: string; headers: R
 
 const cases: Array<[string, () => Promise<CallResult>]> = [
   ["a JSON echo with non-ASCII text", () => call(`${url}/echo`, { body: { text: "héllo ✓ \u2028" }, retry: NO_RETRY })],
+  ["a JSON echo with a lone surrogate, astral and escaped characters", () => call(`${url}/echo`, { body: { text: "\ud800 😀 \udfff é \"q\" \\ \n \u0000" }, retry: NO_RETRY })],
+  ["a JSON echo of a string alone", () => call(`${url}/echo`, { body: "just text ✓", retry: NO_RETRY })],
   ["a 422 from zod", () => call(`${url}/validate`, { body: { n: "x", extra: 1 }, retry: NO_RETRY })],
   ["a 500 whose body is the error as a string", () => call(`${url}/boom`, { body: {}, retry: NO_RETRY })],
   ["a 404 naming the route", () => call(`${url}/nowhere?x=1`, { retry: NO_RETRY })],
@@ -140,6 +155,34 @@ describe("in-process calls answer what the socket answers", () => {
     expect(local).toEqual(wire);
   });
 
+  it("a body text with a raw lone surrogate reaches the server as its UTF-8 bytes decode, as over the socket", async () => {
+    inProcessCalls(true);
+    const body = '{"text":"a\ud800b"}';
+    const target = localTarget(`${url}/echo`, "POST")!;
+    const local = await dispatchInProcess(target.server, { method: "POST", path: target.path, headers: { "content-type": "application/json" }, body, signal: Object.assign(new EventEmitter(), { aborted: false, reason: undefined }) });
+    const wire = await request(`${url}/echo`, { method: "POST", headers: { "content-type": "application/json" }, body, dispatcher: dispatcher() });
+    const [l, w] = [JSON.parse(local.text) as { body: { text: string } }, JSON.parse(await wire.body.text()) as { body: { text: string } }];
+    expect(l.body.text).toBe("a\ufffdb");
+    expect(l.body).toEqual(w.body);
+  });
+
+  it("a preParsing hook that replaces the payload is honoured in-process as over the socket", async () => {
+    const transforming = createServer({ name: "transforming" });
+    transforming.addHook("preParsing", async (_request, _reply, _payload) => Readable.from([Buffer.from('{"replaced":2}')]));
+    transforming.post("/body", async (request) => ({ got: request.body }));
+    const transformingUrl = await listen(transforming);
+    try {
+      const send = () => call(`${transformingUrl}/body`, { body: { original: 1 }, retry: NO_RETRY });
+      const [wire, local] = [await via(false, send), await via(true, send)];
+      expect(local.opened).toBe(0);
+      // As long as the original (the Content-Length check passes), so only the bytes can tell them apart.
+      expect(local.result.text).toBe('{"got":{"replaced":2}}');
+      expect(local.result.text).toBe(wire.result.text);
+    } finally {
+      await transforming.close();
+    }
+  });
+
   it("a streamed route is reached over the socket even with the in-process path on", async () => {
     // A server of its own: undici's pool may reuse a connection that earlier tests opened to `app`.
     const streaming = createServer({ name: "streaming" });
@@ -167,7 +210,7 @@ describe("in-process calls answer what the socket answers", () => {
 
 describe("in-process calls that end early", () => {
   it("an abort reaches the server as a hang-up and rejects the call with the reason", async () => {
-    process.env[INPROCESS_ENV] = "1";
+    inProcessCalls(true);
     expectHangUp();
     const controller = new AbortController();
     const pending = call(`${url}/hang`, { body: {}, signal: controller.signal, retry: NO_RETRY });
@@ -178,8 +221,41 @@ describe("in-process calls that end early", () => {
     expect(await hungUp).toBe("the caller closed the connection");
   });
 
+  it.each([true, false])("one caller's signal over several calls (in-process %s): calls already answered stay answered, those in flight end with its reason", async (inProcess) => {
+    inProcessCalls(inProcess);
+    const controller = new AbortController();
+    const answered = await call(`${url}/echo`, { body: { n: 1 }, signal: controller.signal, retry: NO_RETRY });
+    let seen = 0;
+    let allSeen: () => void = () => {};
+    const hungUpThrice = new Promise<void>((resolve) => {
+      allSeen = resolve;
+    });
+    onHangUp = () => {
+      if (++seen === 3) allSeen();
+    };
+    let entered = 0;
+    const allEntered = new Promise<void>((resolve) => {
+      onHangEnter = () => {
+        if (++entered === 3) resolve();
+      };
+    });
+    const pending = [1, 2, 3].map(() => call(`${url}/hang`, { body: {}, signal: controller.signal, retry: NO_RETRY }).catch((e: unknown) => e));
+    await allEntered;
+    onHangEnter = () => {};
+    // A call that ends before the abort leaves nothing behind that the abort could reach.
+    const between = await call(`${url}/echo`, { body: { n: 2 }, signal: controller.signal, retry: NO_RETRY });
+    const reason = new Error("rollout cancelled");
+    controller.abort(reason);
+    for (const error of await Promise.all(pending)) expect(error).toBe(reason);
+    await hungUpThrice;
+    expect(seen).toBe(3);
+    expect([answered.status, between.status]).toEqual([200, 200]);
+    // The same signal, already aborted, stops a new call before it is sent.
+    await expect(call(`${url}/echo`, { body: {}, signal: controller.signal, retry: NO_RETRY })).rejects.toBe(reason);
+  });
+
   it("a per-call timeout is a CallError of kind timeout, and the server sees the hang-up", async () => {
-    process.env[INPROCESS_ENV] = "1";
+    inProcessCalls(true);
     expectHangUp();
     const error = await call(`${url}/hang`, { body: {}, timeoutMs: 50, retry: NO_RETRY }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CallError);
@@ -189,7 +265,7 @@ describe("in-process calls that end early", () => {
   });
 
   it("a server that closes under a call fails it as a lost connection, and later calls are refused", async () => {
-    process.env[INPROCESS_ENV] = "1";
+    inProcessCalls(true);
     const doomed = createServer({ name: "doomed" });
     let entered: () => void = () => {};
     const inside = new Promise<void>((resolve) => {

@@ -10,7 +10,8 @@
 // signals fire). Routes that stream or hijack their reply declare `config: { streams: true }` and are
 // always reached over the socket. A server's own close unregisters it first (later calls go to the
 // socket and meet a refused connection, as before) and fails its exchanges still in flight as a reset
-// connection would. `GYM_INPROCESS_CALLS=0` switches the path off; every call then goes over HTTP.
+// connection would. `GYM_INPROCESS_CALLS=0` switches the path off; every call then goes over HTTP (read when
+// a server starts listening; `rereadInProcessSetting` for a switch in between).
 // Servers in other processes (`--process-per-server`, NeMo Gym's Python servers, remote URLs) are not
 // in the registry and keep real HTTP. No upstream counterpart (NeMo Gym 07d6b0d always uses aiohttp).
 import { EventEmitter } from "node:events";
@@ -60,8 +61,26 @@ interface LocalServer {
 /** Servers listening in this process, by origin (`http://127.0.0.1:PORT`, as `listen` returns it). */
 const servers = new Map<string, LocalServer>();
 
-/** True unless `GYM_INPROCESS_CALLS` is `0` (or `false`/`off`/`no`). Read on every call, so tests can switch it. */
+/** `GYM_INPROCESS_CALLS` as last read; undefined until the first in-process candidate asks. */
+let enabled: boolean | undefined;
+
+/**
+ * True unless `GYM_INPROCESS_CALLS` is `0` (or `false`/`off`/`no`). Read from the environment when a
+ * server starts listening and by `rereadInProcessSetting`, not per call: `process.env` is a lookup in
+ * the C++ environment each time, and this is asked on every hop of every rollout.
+ */
 export function inProcessCallsEnabled(): boolean {
+  enabled ??= readInProcessSetting();
+  return enabled;
+}
+
+/** Reads `GYM_INPROCESS_CALLS` again, for code (tests, benchmarks) that switches it in a running process. */
+export function rereadInProcessSetting(): boolean {
+  enabled = readInProcessSetting();
+  return enabled;
+}
+
+function readInProcessSetting(): boolean {
   const value = process.env[INPROCESS_ENV];
   if (value === undefined || value === "" || value === "1") return true;
   return !["0", "false", "off", "no"].includes(value.trim().toLowerCase());
@@ -115,6 +134,7 @@ export function registerInProcess(app: FastifyInstance, origin: string): void {
   if (!address || typeof address === "string") return;
   const listener = app.server.listeners("request")[0] as RequestListener | undefined;
   if (!listener) return;
+  rereadInProcessSetting();
   state.origins.add(origin);
   servers.set(origin, {
     origin,
@@ -224,17 +244,24 @@ class LocalRequestMessage extends Inert {
   aborted = false;
   destroyed = false;
   readableEnded = false;
-  #body: string | undefined;
+  #body: Buffer | undefined;
+  /** The body as the caller serialized it, when its bytes decode back to exactly this text. */
+  readonly bodyText: string | undefined;
+  /** The body's bytes as sent. */
+  readonly bodyBytes: Buffer | undefined;
 
   constructor(
     readonly method: string,
     public url: string,
     readonly headers: Record<string, string>,
-    body: string | undefined,
+    body: Buffer | undefined,
+    bodyText: string | undefined,
     readonly socket: LocalSocket,
   ) {
     super();
     this.#body = body;
+    this.bodyText = bodyText;
+    this.bodyBytes = body;
   }
 
   get connection(): LocalSocket {
@@ -247,7 +274,7 @@ class LocalRequestMessage extends Inert {
     this.readableEnded = true;
     const body = this.#body;
     this.#body = undefined;
-    if (body !== undefined && body.length > 0) this.emit("data", Buffer.from(body, "utf8"));
+    if (body !== undefined && body.length > 0) this.emit("data", body);
     this.emit("end");
     return this;
   }
@@ -265,6 +292,18 @@ class LocalRequestMessage extends Inert {
 const KEEP_ALIVE = "timeout=65";
 let dateText = "";
 let dateSecond = -1;
+/**
+ * The text of an in-process request's body, for a body parser that would otherwise decode the bytes
+ * it was just encoded to: undefined for a request from a socket, for a text that does not survive
+ * UTF-8 unchanged (its decoded bytes are what a socket would deliver), and when the bytes the parser
+ * got are not the ones sent (a payload transformed on the way, e.g. by a `preParsing` hook).
+ */
+export function inProcessBodyText(raw: unknown, received: Buffer): string | undefined {
+  if (!(raw instanceof LocalRequestMessage) || raw.bodyText === undefined || raw.bodyBytes === undefined) return undefined;
+  // A byte comparison is a memcmp, far cheaper than the UTF-8 decoding it saves.
+  return received.equals(raw.bodyBytes) ? raw.bodyText : undefined;
+}
+
 /** The Date header, as Node's server caches it: recomputed at most once a second. */
 function httpDate(): string {
   const second = Math.floor(Date.now() / 1000);
@@ -275,11 +314,17 @@ function httpDate(): string {
   return dateText;
 }
 
+// Node 20 has both methods; the compile target's lib (ES2022) does not declare them yet.
+type WellFormedText = string & { isWellFormed(): boolean; toWellFormed(): string };
+
+/** True when `text` has no lone surrogate, so UTF-8 bytes of it decode back to exactly it. */
+function wellFormed(text: string): boolean {
+  return (text as WellFormedText).isWellFormed();
+}
+
 /** A lone surrogate does not survive UTF-8 on the wire; this keeps the in-process text identical. */
 function asWire(text: string): string {
-  // Node 20 has both methods; the compile target's lib (ES2022) does not declare them yet.
-  const wellFormed = text as string & { isWellFormed(): boolean; toWellFormed(): string };
-  return wellFormed.isWellFormed() ? text : wellFormed.toWellFormed();
+  return wellFormed(text) ? text : (text as WellFormedText).toWellFormed();
 }
 
 /** The response side: what Fastify and Gymkit's routes use of a ServerResponse; collects the body. */
@@ -486,9 +531,12 @@ export function dispatchInProcess(server: LocalServer, request: LocalRequest): P
   // In undici's order on the wire: host, connection, the caller's headers, content-length.
   const headers: Record<string, string> = { host: server.host, connection: "keep-alive" };
   for (const name of Object.keys(request.headers)) headers[name.toLowerCase()] = request.headers[name]!;
-  if (request.body !== undefined) headers["content-length"] = String(Buffer.byteLength(request.body, "utf8"));
+  // Encoded once: its length is the content length, and it is what the server's body reader counts.
+  const bytes = request.body === undefined ? undefined : Buffer.from(request.body, "utf8");
+  if (bytes !== undefined) headers["content-length"] = String(bytes.length);
   else if (request.method === "POST" || request.method === "PUT" || request.method === "PATCH") headers["content-length"] = "0";
-  const req = new LocalRequestMessage(request.method, request.path, headers, request.body, socketFor(server));
+  const text = request.body !== undefined && wellFormed(request.body) ? request.body : undefined;
+  const req = new LocalRequestMessage(request.method, request.path, headers, bytes, text, socketFor(server));
   const res = new LocalResponseMessage(req, exchange);
   exchange.res = res;
   const onAbort = () => {

@@ -8,9 +8,9 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { jsonDepthBeyond, tooDeepMessage } from "../protocol/json_depth.js";
 import { HttpApp, type ListenOptions } from "./app.js";
 import { HttpError, RequestValidationError } from "./errors.js";
-import { parseCookies, sessionCookie } from "./cookies.js";
+import { cookieOf, sessionCookie } from "./cookies.js";
 import { hostAllowed, hostRefusedMessage } from "./host_check.js";
-import { prepareInProcess, registerInProcess } from "./inprocess.js";
+import { inProcessBodyText, prepareInProcess, registerInProcess } from "./inprocess.js";
 import { BODY_LIMIT_ENV, formatBytes, requestTimeoutMs, rolloutBodyLimit, SMALL_BODY_LIMIT } from "./limits.js";
 import { sendJson } from "./reply.js";
 
@@ -77,11 +77,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // An empty body parses as undefined (NeMo Gym's argument-less tools accept one); routes decide.
   // The body arrives as bytes and becomes text here, inside the try: no body can throw where nobody catches.
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) => {
+  // An in-process request hands over the text its bytes were made from (inprocess.ts): no decoding.
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
     const fail = (statusCode: number, message: string) => done(Object.assign(new Error(message), { statusCode }), undefined);
     let text: string;
     try {
-      text = (body as Buffer).toString("utf8");
+      text = inProcessBodyText(request.raw, body as Buffer) ?? (body as Buffer).toString("utf8");
     } catch (error) {
       return fail(413, `request body cannot be read as text: ${(error as Error).message}`);
     }
@@ -96,21 +97,21 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
   app.decorateRequest("sessionId", "");
 
-  // First hook of every request, before any route or parser runs (see host_check.ts).
+  // First hook of every request, before any route or parser runs: the Host check (host_check.ts),
+  // then the session. One callback hook, not two async ones: an async hook costs a promise and a
+  // microtask turn per request, on every hop.
   let boundAddress: string | undefined;
-  app.addHook("onRequest", async (request: FastifyRequest) => {
+  app.addHook("onRequest", (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     if (boundAddress === undefined) {
       const address = app.server.address();
-      if (!address || typeof address === "string") return;
-      boundAddress = address.address;
+      if (address && typeof address !== "string") boundAddress = address.address;
     }
-    if (!hostAllowed(boundAddress, request.headers.host)) throw new HttpError(403, hostRefusedMessage(request.headers.host));
-  });
-  app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
-    const existing = parseCookies(request.headers.cookie)[cookieName];
+    if (boundAddress !== undefined && !hostAllowed(boundAddress, request.headers.host)) return done(new HttpError(403, hostRefusedMessage(request.headers.host)));
+    const existing = cookieOf(request.headers.cookie, cookieName);
     request.sessionId = existing || randomUUID();
     // Set on every response, as NeMo Gym's session middleware does.
     reply.header("set-cookie", sessionCookie(cookieName, request.sessionId));
+    done();
   });
 
   app.get("/", async () => ({ status: "ok" }));

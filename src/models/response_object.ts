@@ -1,11 +1,27 @@
 // Building Responses objects the way OpenAI returns them: every field a strict client (the
 // openai SDKs, NeMo Gym's pydantic `NeMoGymResponse`) requires is present, echoed from the request.
-import { randomUUID } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 import { emptyUsage, type OutputItem, type ResponseObject, type ResponsesCreateParams, type Usage } from "../protocol/index.js";
 
-/** OpenAI-style ids: a kind prefix and 32 hex chars (`resp_…`, `msg_…`, `fc_…`, `rs_…`). */
+/** Random bytes for ids, refilled 256 ids at a time. */
+const idPool = Buffer.alloc(16 * 256);
+let idOffset = idPool.length;
+
+/**
+ * OpenAI-style ids: a kind prefix and 32 hex chars (`resp_…`, `msg_…`, `fc_…`, `rs_…`), the hex of a
+ * version-4 UUID as before. Hex of pooled random bytes: a third of the CPU of `randomUUID()` with its
+ * dashes removed, and several ids are made per model call.
+ */
 export function newId(prefix: string): string {
-  return `${prefix}_${randomUUID().replaceAll("-", "")}`;
+  if (idOffset === idPool.length) {
+    randomFillSync(idPool);
+    idOffset = 0;
+  }
+  const at = idOffset;
+  idOffset += 16;
+  idPool[at + 6] = (idPool[at + 6]! & 0x0f) | 0x40;
+  idPool[at + 8] = (idPool[at + 8]! & 0x3f) | 0x80;
+  return `${prefix}_${idPool.toString("hex", at, at + 16)}`;
 }
 
 export interface ResponseFields {

@@ -2,7 +2,7 @@
 // created (its input items, then its output items), kept in memory, bounded. A request naming a
 // stored response continues that conversation; an unknown or evicted id is a 400 naming it. The
 // bounds: the most recent RESPONSE_STORE_ENTRIES entries within a byte budget (sized by the request
-// body and the output; GYM_RESPONSE_STORE_MB, default 64, 0 = off), oldest dropped first.
+// body and an estimate of the output's JSON length; GYM_RESPONSE_STORE_MB, default 64, 0 = off), oldest dropped first.
 // `store: false` keeps a response out, as OpenAI's Responses API does.
 import type { InputItem, ResponseObject, ResponsesCreateParams } from "../protocol/index.js";
 import { fieldRefusal } from "./request_fields.js";
@@ -30,6 +30,39 @@ export function responseStoreLimits(env: NodeJS.ProcessEnv = process.env): Respo
 interface Entry {
   items: InputItem[];
   bytes: number;
+}
+
+/**
+ * About the length of `JSON.stringify(value)` (escapes not counted, numbers by their digits), without
+ * building that text: the store only needs a size to budget by, once per model call.
+ */
+export function jsonSizeEstimate(value: unknown): number {
+  if (typeof value === "string") return value.length + 2;
+  if (typeof value === "number") return numberSize(value);
+  if (typeof value === "boolean") return value ? 4 : 5;
+  if (value === null || typeof value !== "object") return 4;
+  if (Array.isArray(value)) {
+    let size = 2 + Math.max(0, value.length - 1);
+    for (const item of value) size += jsonSizeEstimate(item);
+    return size;
+  }
+  let size = 2;
+  let members = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const member = (value as Record<string, unknown>)[key];
+    if (member === undefined || typeof member === "function") continue;
+    size += key.length + 3 + jsonSizeEstimate(member);
+    members++;
+  }
+  return members > 0 ? size + members - 1 : size;
+}
+
+function numberSize(n: number): number {
+  if (!Number.isInteger(n) || Math.abs(n) >= 1e15) return 20;
+  let digits = n < 0 ? 2 : 1;
+  for (let rest = Math.abs(n); rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  return digits;
 }
 
 function asItems(input: ResponsesCreateParams["input"]): InputItem[] {
@@ -65,7 +98,7 @@ export class ResponseStore {
   /** Keeps `response` (after `expanded`, the request as the engine saw it) unless the caller said store: false. */
   keep(expanded: ResponsesCreateParams, response: ResponseObject, requestBytes: number): void {
     if (expanded.store === false) return;
-    const bytes = requestBytes + JSON.stringify(response.output).length;
+    const bytes = requestBytes + jsonSizeEstimate(response.output);
     if (bytes > this.limits.bytes) return;
     const items = [...asItems(expanded.input), ...(response.output as InputItem[])];
     this.entries.set(response.id, { items, bytes });

@@ -10,26 +10,28 @@ function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Declared fields in declaration order, with their defaults; then whatever else `value` carries. */
+/**
+ * Declared fields in declaration order, with their defaults; then whatever else `value` carries.
+ * Built as a copy of the defaults table with `value`'s own fields written over it: a field already
+ * declared keeps its place, the others follow in `value`'s order. That is the same object as looking
+ * every declared field up in `value`, for a fraction of the lookups (most declared fields are absent).
+ */
 function withDefaults(value: Json, defaults: Json): Json {
-  const out: Json = {};
+  const out: Json = { ...defaults };
+  for (const key of Object.keys(value)) out[key] = value[key];
   // A list default is a fresh list per dump, never one shared between outputs.
-  for (const key of declaredKeys(defaults)) {
-    const fallback = defaults[key];
-    out[key] = key in value ? value[key] : Array.isArray(fallback) ? [...(fallback as unknown[])] : fallback;
-  }
-  for (const key of Object.keys(value)) if (!(key in defaults)) out[key] = value[key];
+  for (const key of listDefaults(defaults)) if (!Object.hasOwn(value, key)) out[key] = [...(defaults[key] as unknown[])];
   return out;
 }
 
-/** The keys of the defaults tables below, listed once per table (every rollout dumps through them). */
-const keysOfDefaults = new WeakMap<Json, readonly string[]>();
+/** The keys of each defaults table whose default is a list, found once per table (every rollout dumps through them). */
+const listKeysOf = new WeakMap<Json, readonly string[]>();
 
-function declaredKeys(defaults: Json): readonly string[] {
-  let keys = keysOfDefaults.get(defaults);
+function listDefaults(defaults: Json): readonly string[] {
+  let keys = listKeysOf.get(defaults);
   if (keys === undefined) {
-    keys = Object.keys(defaults);
-    keysOfDefaults.set(defaults, keys);
+    keys = Object.keys(defaults).filter((key) => Array.isArray(defaults[key]));
+    listKeysOf.set(defaults, keys);
   }
   return keys;
 }
@@ -111,7 +113,8 @@ const CONTENT: Record<string, Json> = {
 const FUNCTION_TOOL: Json = { name: null, parameters: null, strict: null, type: "function", description: null };
 
 function training(item: Json, shaped: Json): Json {
-  return "prompt_token_ids" in item ? withDefaults(shaped, { ...TRAINING, ...shaped }) : shaped;
+  // The training fields first, then the item's (which fill them where it has them).
+  return "prompt_token_ids" in item ? { ...TRAINING, ...shaped } : shaped;
 }
 
 function outputItem(item: unknown): unknown {
