@@ -80,6 +80,31 @@ describe("the bundled CLI", () => {
     expect(everything.some((s) => s.includes("node_modules/@huggingface/jinja/"))).toBe(true);
   });
 
+  it("a server's own process (--process-per-server) and a plain `env start` load no collector, head internals, YAML or protocol layers", () => {
+    const sourcesOf = (file: string) => (JSON.parse(readFileSync(join(BUNDLE, `${file}.map`), "utf8")) as { sources: string[] }).sources;
+    const chunks = readdirSync(BUNDLE).filter((f) => f.endsWith(".js"));
+    const staticGraph = (entry: string) => {
+      const loaded = new Set<string>();
+      const visit = (file: string) => {
+        if (loaded.has(file)) return;
+        loaded.add(file);
+        const text = readFileSync(join(BUNDLE, file), "utf8");
+        for (const match of text.matchAll(/(?:^|[;}\n])\s*(?:import|export)\s*(?:[\w${}\s,*]+from\s*)?"\.\/([\w.-]+\.js)"/g)) visit(match[1]!);
+      };
+      visit(entry);
+      return [...loaded].flatMap(sourcesOf);
+    };
+    const child = staticGraph("instance_process.js");
+    expect(child.some((s) => s.endsWith("src/orchestrate/start.ts"))).toBe(true);
+    for (const unused of ["src/orchestrate/head.ts", "src/collect/collect.ts", "src/collect/service.ts", "src/orchestrate/python_server.ts", "src/protocols/serve.ts", "node_modules/yaml/", "node_modules/ws/"]) {
+      expect(child.filter((s) => s.includes(unused)), unused).toEqual([]);
+    }
+    const envStart = staticGraph(chunks.find((f) => sourcesOf(f).some((s) => s.endsWith("src/cli/env_start.ts")))!);
+    for (const unused of ["src/protocols/index.ts", "src/protocols/openenv/server.ts", "node_modules/ws/"]) {
+      expect(envStart.filter((s) => s.includes(unused)), unused).toEqual([]);
+    }
+  });
+
   it("a one-row `eval run` calls its engine through the bundled undici, without node:http2 or node:tls", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gym-bundle-undici-"));
     const engine = await startFakeEngine();

@@ -9,15 +9,15 @@ import type { HttpApp } from "../http/app.js";
 import { fastifyOf, listen } from "../http/server.js";
 import { collectReplicaPools, serveReplicaStats } from "../models/replicas.js";
 import type { ServerRef, ServerType } from "../protocol/index.js";
-import { buildHeadServer, DEFAULT_HEAD_HOST, type InstanceInfo } from "./head.js";
+import type { InstanceInfo } from "./head.js";
 import type { InstanceContext, ServerImplementation } from "../http/implementation.js";
 import { loadImplementation, PACKAGE_ROOT } from "./registry.js";
 import type { PythonServerLocation } from "../config/nemo_gym_checkout.js";
 import { waitAnswering } from "./answering.js";
 import type { HeadAddress } from "./nemo_gym_config.js";
 import type { ProtocolEndpoint, ProtocolLayer, ProtocolSettings } from "../protocols/gateway.js";
-import { startProtocolGateways, type RunningProtocols } from "../protocols/serve.js";
-import { launchPythonServer, nemoGymChildConfig, pythonExecutable, PythonServerError, type PythonChoice, type PythonServer } from "./python_server.js";
+import type { RunningProtocols } from "../protocols/serve.js";
+import type { PythonChoice, PythonServer } from "./python_server.js";
 
 export interface InstanceSpec {
   name: string;
@@ -105,6 +105,11 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
   const pythonSpecs = ordered.filter((s) => s.python !== undefined);
   const externalSpecs = ordered.filter((s) => s.python === undefined && s.externalUrl !== undefined);
   let nativeSpecs = ordered.filter((s) => s.python === undefined && s.externalUrl === undefined);
+  // What only some starts need is imported by those: the head server (with the rollout service and the
+  // collector behind it), NeMo Gym's Python servers (with YAML) and the protocol gateways. A server's
+  // own process (instance_process.ts, which needs buildInstance alone) then loads none of them.
+  const { buildHeadServer, DEFAULT_HEAD_HOST } = await import("./head.js");
+  const { launchPythonServer, nemoGymChildConfig, pythonExecutable, PythonServerError } = await import("./python_server.js");
   // Every Python is found before anything starts: a missing venv is a message, not a half-started run.
   const pythons = new Map(pythonSpecs.map((s) => [s.name, pythonExecutable(s.name, s.python!, s.type, s.implementation, options.python ?? {})]));
 
@@ -216,7 +221,7 @@ export async function startServers(specs: InstanceSpec[], options: StartOptions 
       const failed = launched.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;
     }
-    protocols = await startProtocolGateways(instances, options.globalConfig, options.protocols ?? [], { settings: options.protocolSettings, warn: (m) => options.onServerEvent?.(m) });
+    protocols = (options.protocols ?? []).length === 0 ? undefined : await (await import("../protocols/serve.js")).startProtocolGateways(instances, options.globalConfig, options.protocols ?? [], { settings: options.protocolSettings, warn: (m) => options.onServerEvent?.(m) });
   } catch (error) {
     await stop();
     throw error;
