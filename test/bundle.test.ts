@@ -95,8 +95,8 @@ describe("the bundled CLI", () => {
       return [...loaded].flatMap(sourcesOf);
     };
     const child = staticGraph("instance_process.js");
-    expect(child.some((s) => s.endsWith("src/orchestrate/start.ts"))).toBe(true);
-    for (const unused of ["src/orchestrate/head.ts", "src/collect/collect.ts", "src/collect/service.ts", "src/orchestrate/python_server.ts", "src/protocols/serve.ts", "node_modules/yaml/", "node_modules/ws/"]) {
+    expect(child.some((s) => s.endsWith("src/orchestrate/instance.ts"))).toBe(true);
+    for (const unused of ["src/orchestrate/start.ts", "src/orchestrate/head.ts", "src/collect/collect.ts", "src/collect/service.ts", "src/orchestrate/python_server.ts", "src/protocols/serve.ts", "node_modules/yaml/", "node_modules/ws/"]) {
       expect(child.filter((s) => s.includes(unused)), unused).toEqual([]);
     }
     const envStart = staticGraph(chunks.find((f) => sourcesOf(f).some((s) => s.endsWith("src/cli/env_start.ts")))!);
