@@ -12,8 +12,8 @@
 // the URL of its own tsc output (computed from the bundle file's URL, so the package stays
 // relocatable), so worker threads, environment data, configs and viewer assets resolve as before.
 // Packages that are optional, dev-only, or find files beside themselves stay external and load
-// from node_modules as before; so does undici (src/http/undici_lite.ts requires its parts through
-// createRequire: bundled, it measured no cheaper).
+// from node_modules as before. undici is bundled as the three files src/http/undici_lite.ts requires
+// and what they require, its HTTP/2 client made lazy (see UNDICI_REWRITES).
 //
 // Run by `npm run build` (after tsc); `node --import tsx scripts/bundle_cli.ts [--metafile FILE]`.
 // The source maps are written (dist/bundle/*.js.map) but not enabled: `node --enable-source-maps`.
@@ -159,6 +159,60 @@ const fastifyOnFirstUse: Plugin = {
   },
 };
 
+/**
+ * undici in the bundle (issue 23, start-up). src/http/undici_lite.ts requires three of undici's files
+ * through its own `createRequire` (right for tsc's output, which runs from node_modules); in the bundle
+ * that line goes, so esbuild bundles those requires and what they require: one chunk instead of ~28
+ * CommonJS files, each resolved, read and compiled by Node's CommonJS loader on first use. Then:
+ * - "lazy": undici's client requires its HTTP/2 half at load, and with it `node:http2` and `node:tls`
+ *   (~4 ms of CPU in every process); Gymkit never asks for HTTP/2 (`allowH2` stays off), so it is
+ *   required on the first HTTP/2 connection instead;
+ * - "outside": requires undici makes on first use of what Gymkit never sends or never needs (the
+ *   non-SIMD llhttp fallback, 72 KB of base64; fetch's body extraction, used only for FormData and
+ *   web-stream bodies, which would bring most of fetch along) load from node_modules when reached
+ *   instead of being bundled. Such a body would get a second copy of undici's core files; Gymkit's
+ *   requests carry strings or buffers only.
+ * Every rewrite must match the text it replaces: an undici that no longer has it fails the build.
+ */
+const UNDICI_REWRITES: { file: string; from: string; to: string; count: number }[] = [
+  { file: "lib/dispatcher/client.js", from: "const connectH2 = require('./client-h2.js')", to: "const connectH2 = (...args) => require('./client-h2.js')(...args)", count: 1 },
+  { file: "lib/dispatcher/client-h1.js", from: "require('../llhttp/llhttp-wasm.js')", to: "__gymFromUndici('undici/lib/llhttp/llhttp-wasm.js')", count: 2 },
+  { file: "lib/dispatcher/client-h1.js", from: "require('../web/fetch/body.js')", to: "__gymFromUndici('undici/lib/web/fetch/body.js')", count: 1 },
+  { file: "lib/dispatcher/client-h2.js", from: "require('../web/fetch/body.js')", to: "__gymFromUndici('undici/lib/web/fetch/body.js')", count: 1 },
+];
+
+/** The `createRequire` lines of src/http/undici_lite.ts's tsc output that the bundle drops. */
+const UNDICI_LITE_REQUIRE = ['import { createRequire } from "node:module";\n', "const require = createRequire(import.meta.url);\n"];
+
+/** Requires a package file from node_modules at run time (a variable id: esbuild leaves it alone). */
+const UNDICI_OUTSIDE_PROLOGUE = "var __gymFromUndici = (id) => require(id);\n";
+
+const undiciBundled: Plugin = {
+  name: "gymkit-undici-bundled",
+  setup(b) {
+    const replaceExactly = (text: string, from: string, to: string, count: number, where: string) => {
+      if (text.split(from).length !== count + 1) throw new Error(`bundle: expected \`${from}\` ${count}× in ${where}; update UNDICI_REWRITES / UNDICI_LITE_REQUIRE in scripts/bundle_cli.ts`);
+      return text.split(from).join(to);
+    };
+    b.onLoad({ filter: /[\\/]dist[\\/]http[\\/]undici_lite\.js$/ }, (args) => {
+      if (!args.path.startsWith(DIST + sep)) return undefined;
+      let text = readFileSync(args.path, "utf8");
+      for (const line of UNDICI_LITE_REQUIRE) text = replaceExactly(text, line, "", 1, "dist/http/undici_lite.js");
+      if (text.includes("import.meta.url")) throw new Error("bundle: dist/http/undici_lite.js uses import.meta.url beyond its createRequire; it would need its own URL");
+      return { contents: text, loader: "js" };
+    });
+    const files = [...new Set(UNDICI_REWRITES.map((r) => r.file))];
+    b.onLoad({ filter: /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/][a-z0-9-]+\.js$/ }, (args) => {
+      const file = posix(args.path).replace(/^.*\/node_modules\/undici\//, "");
+      if (!files.includes(file)) return undefined;
+      let text = readFileSync(args.path, "utf8");
+      for (const rewrite of UNDICI_REWRITES.filter((r) => r.file === file)) text = replaceExactly(text, rewrite.from, rewrite.to, rewrite.count, `undici/${file}`);
+      const strict = /^'use strict'\n/.exec(text)?.[0] ?? "";
+      return { contents: strict + UNDICI_OUTSIDE_PROLOGUE + text.slice(strict.length), loader: "js" };
+    });
+  },
+};
+
 export async function bundleCli(options: { metafile?: string } = {}): Promise<void> {
   const all = { ...ENTRIES, ...LIBRARY_ENTRIES };
   for (const file of Object.values(all)) {
@@ -183,7 +237,8 @@ export async function bundleCli(options: { metafile?: string } = {}): Promise<vo
     // CommonJS packages inside an ES bundle: `require` of Node's own modules (and of the external
     // packages) goes through a real `require`.
     banner: { js: 'import { createRequire as __gymCreateRequire } from "node:module";\nconst require = __gymCreateRequire(import.meta.url);' },
-    plugins: [ownUrls, zodEnglishOnly, fastifyOnFirstUse],
+    // undiciBundled before ownUrls: it takes dist/http/undici_lite.js, whose only import.meta.url it removes.
+    plugins: [undiciBundled, ownUrls, zodEnglishOnly, fastifyOnFirstUse],
     metafile: options.metafile !== undefined,
     logLevel: "warning",
     legalComments: "linked",

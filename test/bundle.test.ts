@@ -2,12 +2,14 @@
 // files package.json and the tests name run the bundle, and every bundled module of Gymkit's own
 // still finds its files where tsc put them. The CLI tests (test/cli_*.test.ts and the others that
 // spawn dist/cli/main.js) run it end to end.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ENTRIES, LIBRARY_ENTRIES } from "../scripts/bundle_cli.js";
-import { REPO_ROOT } from "./helpers/cli.js";
+import { NEMO_GYM_EXAMPLES, REPO_ROOT, runGym } from "./helpers/cli.js";
+import { startFakeEngine } from "./doubles/fake_engine.js";
 
 const DIST = join(REPO_ROOT, "dist");
 const BUNDLE = join(DIST, "bundle");
@@ -76,5 +78,61 @@ describe("the bundled CLI", () => {
     const everything = chunks.flatMap(sourcesOf);
     for (const outside of ["pino", "semver", "light-my-request"]) expect(everything.filter((s) => s.includes(`node_modules/${outside}/`)), outside).toEqual([]);
     expect(everything.some((s) => s.includes("node_modules/@huggingface/jinja/"))).toBe(true);
+  });
+
+  it("a server's own process (--process-per-server) and a plain `env start` load no collector, head internals, YAML or protocol layers", () => {
+    const sourcesOf = (file: string) => (JSON.parse(readFileSync(join(BUNDLE, `${file}.map`), "utf8")) as { sources: string[] }).sources;
+    const chunks = readdirSync(BUNDLE).filter((f) => f.endsWith(".js"));
+    const staticGraph = (entry: string) => {
+      const loaded = new Set<string>();
+      const visit = (file: string) => {
+        if (loaded.has(file)) return;
+        loaded.add(file);
+        const text = readFileSync(join(BUNDLE, file), "utf8");
+        for (const match of text.matchAll(/(?:^|[;}\n])\s*(?:import|export)\s*(?:[\w${}\s,*]+from\s*)?"\.\/([\w.-]+\.js)"/g)) visit(match[1]!);
+      };
+      visit(entry);
+      return [...loaded].flatMap(sourcesOf);
+    };
+    const child = staticGraph("instance_process.js");
+    expect(child.some((s) => s.endsWith("src/orchestrate/instance.ts"))).toBe(true);
+    for (const unused of ["src/orchestrate/start.ts", "src/orchestrate/head.ts", "src/collect/collect.ts", "src/collect/service.ts", "src/orchestrate/python_server.ts", "src/protocols/serve.ts", "node_modules/yaml/", "node_modules/ws/"]) {
+      expect(child.filter((s) => s.includes(unused)), unused).toEqual([]);
+    }
+    const envStart = staticGraph(chunks.find((f) => sourcesOf(f).some((s) => s.endsWith("src/cli/env_start.ts")))!);
+    for (const unused of ["src/protocols/index.ts", "src/protocols/openenv/server.ts", "node_modules/ws/"]) {
+      expect(envStart.filter((s) => s.includes(unused)), unused).toEqual([]);
+    }
+  });
+
+  it("a one-row `eval run` calls its engine through the bundled undici, without node:http2 or node:tls", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gym-bundle-undici-"));
+    const engine = await startFakeEngine();
+    try {
+      // At exit, the child writes which of Node's built-ins it loaded and which CommonJS files it required.
+      const report = join(dir, "loaded.json");
+      const preload = join(dir, "preload.mjs");
+      writeFileSync(
+        preload,
+        `import { createRequire } from "node:module"; import { writeFileSync } from "node:fs";\n` +
+          `const cache = createRequire(import.meta.url).cache;\n` +
+          `process.on("exit", () => writeFileSync(${JSON.stringify(report)}, JSON.stringify({ builtins: process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)), required: Object.keys(cache) })));\n`,
+      );
+      const input = join(dir, "one.jsonl");
+      writeFileSync(input, readFileSync(join(NEMO_GYM_EXAMPLES, "example_single_tool_call", "example.jsonl"), "utf8").split("\n")[0] + "\n");
+      const run = await runGym(
+        ["eval", "run", "--resources-server", "example_single_tool_call", "--model-type", "vllm_model", "--model-url", engine.baseUrl, "--model", "m", "-i", input, "-o", join(dir, "out.jsonl"), "--quiet"],
+        { env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` } },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(engine.requests.length).toBeGreaterThan(0); // the engine hops went over a socket, through undici
+      const loaded = JSON.parse(readFileSync(report, "utf8")) as { builtins: string[]; required: string[] };
+      expect(loaded.builtins).toContain("http");
+      expect(loaded.builtins.filter((m) => ["http2", "tls", "internal/http2/core"].includes(m))).toEqual([]);
+      expect(loaded.required.filter((f) => f.includes(`${join("node_modules", "undici")}`))).toEqual([]);
+    } finally {
+      await engine.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,7 +6,6 @@ import { UsageError } from "./exit.js";
 import { headServerOf } from "./run_options.js";
 import { table } from "./table.js";
 import { DEFAULT_PROTOCOL_SETTINGS } from "../protocols/gateway.js";
-import { parseProtocols } from "../protocols/index.js";
 
 interface EnvStartOptions extends CliConfigOptions {
   headHost?: string;
@@ -26,7 +25,9 @@ export async function envStart(overrides: string[], options: EnvStartOptions): P
   if (resolved.instances.length === 0) throw new UsageError("the config defines no servers; pass --config FILE or --resources-server ID");
   const configLogDir = resolved.config.nemo_gym_log_dir;
   const logDir = resolvePath(options.logDir ?? (typeof configLogDir === "string" && configLogDir !== "" ? configLogDir : "gym_logs"));
-  const protocols = parseProtocols(options.protocols);
+  // The protocol layers (OpenEnv's server with ws, MCP, ORS) load only when asked for: a plain
+  // `env start` does not pay for them at start-up (issue 23).
+  const protocols = options.protocols === undefined ? [] : (await import("../protocols/index.js")).parseProtocols(options.protocols);
   const maxSessions = options.maxSessions === undefined ? DEFAULT_PROTOCOL_SETTINGS.maxSessions : Number(options.maxSessions);
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new UsageError(`--max-sessions must be a whole number of at least 1, got ${options.maxSessions}`);
   const sessionTimeout = options.sessionTimeout === undefined ? undefined : Number(options.sessionTimeout);

@@ -2,7 +2,7 @@
 // fetch bundles an older undici and opens more sockets), with per-call timeouts and bounded retries.
 // A URL of a server listening in this same process is served without a socket (inprocess.ts).
 import { EventEmitter } from "node:events";
-import { Agent, request } from "./undici_lite.js";
+import { newAgent, request, type Agent } from "./undici_lite.js";
 import { dispatchInProcess, localTarget, type LocalResponse } from "./inprocess.js";
 import type { CookieJar } from "./cookies.js";
 import { redactUrl, redactUrlsIn, urlCredentials } from "../config/url_secrets.js";
@@ -13,7 +13,7 @@ let sharedDispatcher: Agent | undefined;
 
 /** One keep-alive pool for the whole process; connections are reused across calls. */
 export function dispatcher(): Agent {
-  sharedDispatcher ??= new Agent({
+  sharedDispatcher ??= newAgent({
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 600_000,
     connections: 1024,

@@ -4,6 +4,10 @@
 // two need about a third of that (bench/README.md, "CPU per rollout and start-up"). undici 7 has no
 // "exports" map, so its files resolve by path; the types are the package's own.
 //
+// They are required on first use, not at module load: commands that make no HTTP call (`--dry-run`,
+// `env resolve`, `eval aggregate`…) never load undici. The bundled CLI (scripts/bundle_cli.ts) bundles
+// these requires, with undici's HTTP/2 client left to load on first use.
+//
 // `request(url, options)` is what undici's index makes of `api.request`: the URL parsed by undici's
 // own parser into origin and path, the method defaulted, the call made on the given dispatcher (no
 // global dispatcher: every caller passes one).
@@ -12,13 +16,32 @@ import type * as Undici from "undici";
 
 const require = createRequire(import.meta.url);
 
-export const Agent = require("undici/lib/dispatcher/agent.js") as typeof Undici.Agent;
 export type Agent = Undici.Agent;
 export type { Dispatcher } from "undici";
 
 type RequestApi = (this: Undici.Dispatcher, options: Undici.Dispatcher.RequestOptions) => Promise<Undici.Dispatcher.ResponseData>;
-const apiRequest = require("undici/lib/api/api-request.js") as RequestApi;
-const { parseURL } = require("undici/lib/core/util.js") as { parseURL: (url: string | URL) => URL };
+
+interface UndiciParts {
+  Agent: typeof Undici.Agent;
+  apiRequest: RequestApi;
+  parseURL: (url: string | URL) => URL;
+}
+
+let parts: UndiciParts | undefined;
+
+function undici(): UndiciParts {
+  parts ??= {
+    Agent: require("undici/lib/dispatcher/agent.js") as typeof Undici.Agent,
+    apiRequest: require("undici/lib/api/api-request.js") as RequestApi,
+    parseURL: (require("undici/lib/core/util.js") as { parseURL: UndiciParts["parseURL"] }).parseURL,
+  };
+  return parts;
+}
+
+/** A keep-alive dispatcher (undici's `Agent`). */
+export function newAgent(options: Undici.Agent.Options): Agent {
+  return new (undici().Agent)(options);
+}
 
 export type RequestOptions = Omit<Undici.Dispatcher.RequestOptions, "origin" | "path" | "method"> & {
   method?: Undici.Dispatcher.HttpMethod;
@@ -26,6 +49,7 @@ export type RequestOptions = Omit<Undici.Dispatcher.RequestOptions, "origin" | "
 };
 
 export function request(url: string | URL, options: RequestOptions): Promise<Undici.Dispatcher.ResponseData> {
+  const { apiRequest, parseURL } = undici();
   const parsed = parseURL(url);
   const { dispatcher, ...rest } = options;
   return apiRequest.call(dispatcher, {

@@ -5,7 +5,7 @@
 import { listen } from "../http/server.js";
 import { tuneHeap } from "./heap.js";
 import { loadImplementation } from "./registry.js";
-import { buildInstance, refResolver, type ChildSpec } from "./start.js";
+import { buildInstance, refResolver, type ChildSpec } from "./instance.js";
 
 /** The first IPC message: `{ spec }`. */
 function receiveSpec(): Promise<ChildSpec> {

@@ -3,35 +3,17 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
-import { limitsNow, settledLimits } from "../http/adaptive_limit.js";
-import { retryStats, RETRIES_PATH } from "../http/retry_stats.js";
 import type { HttpApp } from "../http/app.js";
-import { fastifyOf, listen } from "../http/server.js";
-import { collectReplicaPools, serveReplicaStats } from "../models/replicas.js";
-import type { ServerRef, ServerType } from "../protocol/index.js";
+import { listen } from "../http/server.js";
+import type { ServerType } from "../protocol/index.js";
 import { buildHeadServer, DEFAULT_HEAD_HOST, type InstanceInfo } from "./head.js";
-import type { InstanceContext, ServerImplementation } from "../http/implementation.js";
 import { loadImplementation, PACKAGE_ROOT } from "./registry.js";
-import type { PythonServerLocation } from "../config/nemo_gym_checkout.js";
 import { waitAnswering } from "./answering.js";
 import type { HeadAddress } from "./nemo_gym_config.js";
 import type { ProtocolEndpoint, ProtocolLayer, ProtocolSettings } from "../protocols/gateway.js";
 import { startProtocolGateways, type RunningProtocols } from "../protocols/serve.js";
+import { buildInstance, refResolver, type ChildSpec, type InstanceSpec } from "./instance.js";
 import { launchPythonServer, nemoGymChildConfig, pythonExecutable, PythonServerError, type PythonChoice, type PythonServer } from "./python_server.js";
-
-export interface InstanceSpec {
-  name: string;
-  type: ServerType;
-  implementation: string;
-  /** Validated implementation fields (may include `host` / `port`). */
-  fields: Record<string, unknown>;
-  /** The module of an implementation Gymkit does not ship (absolute path). */
-  entrypoint?: string;
-  /** A NeMo Gym Python server: launched from its checkout as `ng_run` does (orchestrate/python_server.ts). */
-  python?: PythonServerLocation;
-  /** A server already running elsewhere: not started, only checked and registered with the head. */
-  externalUrl?: string;
-}
 
 export interface StartOptions {
   /** Head server address; port 0 picks a free one (what `gym eval run` does). */
@@ -83,18 +65,10 @@ function portOf(spec: InstanceSpec): number {
   return typeof spec.fields.port === "number" ? spec.fields.port : 0;
 }
 
-/** Resolves `{type, name}` refs (or bare names) against a name → URL table, with a clear error. */
-export function refResolver(urls: ReadonlyMap<string, string>, types: ReadonlyMap<string, ServerType>) {
-  return (ref: ServerRef | string): string => {
-    const name = typeof ref === "string" ? ref : ref.name;
-    const url = urls.get(name);
-    if (!url) throw new Error(`no running server named "${name}" (running: ${[...urls.keys()].join(", ") || "none"})`);
-    if (typeof ref !== "string" && types.get(name) !== ref.type) {
-      throw new Error(`server "${name}" is a ${types.get(name)}, but was referenced as ${ref.type}`);
-    }
-    return url;
-  };
-}
+// A server's own process (instance_process.ts) needs only these; they live in instance.ts so that it
+// does not load this module, which brings the head, the collector behind its rollout service, YAML
+// and the protocol gateways (issue 23, the per-server processes' start-up).
+export { buildInstance, refResolver, type ChildSpec, type InstanceSpec };
 
 export const DEFAULT_PYTHON_READY_TIMEOUT_MS = 600_000;
 /** A server given by `url` is already up: it gets this long (or the Python timeout, if shorter) to answer `GET /`. */
@@ -274,25 +248,6 @@ async function startInProcess(specs: InstanceSpec[], others: OtherServers): Prom
   return { instances, stop };
 }
 
-/**
- * Builds one instance. A model whose engine has replicas also answers `GET /replicas` with their
- * counters (what `gym env status --json` shows), and stops probing them when it closes. Every
- * instance answers `GET /retries` with its process's retry counters, which a collector in another
- * process adds to its own (see orchestrate/retry_totals.ts).
- */
-export async function buildInstance<C>(implementation: ServerImplementation<C>, context: InstanceContext<C>): Promise<HttpApp> {
-  const { value: built, pools } = await collectReplicaPools(() => implementation.build(context));
-  const app = fastifyOf(built);
-  // With `--concurrency auto` the reply also carries this process's limits: as they stand, for the
-  // collector's live line, and where they settled, for its summary at the end of the run.
-  if (!app.hasRoute({ method: "GET", url: RETRIES_PATH })) app.get(RETRIES_PATH, async () => ({ pid: process.pid, retries: retryStats(), limits: limitsNow(), settled: settledLimits() }));
-  if (pools.length > 0) {
-    serveReplicaStats(app, () => pools);
-    app.addHook("onClose", async () => pools.forEach((pool) => pool.close()));
-  }
-  return built;
-}
-
 /** Seconds since the epoch, as NeMo Gym's `start_time` (Python's `time()`) counts them. */
 function nowSeconds(): number {
   return Date.now() / 1000;
@@ -314,18 +269,6 @@ export function freePort(host = "127.0.0.1"): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/**
- * What a child process needs to start one instance. Sent over the IPC channel, never written to a
- * file: it holds the instance's fields, API keys included.
- */
-export interface ChildSpec {
-  instance: InstanceSpec;
-  host: string;
-  port: number;
-  urls: Record<string, string>;
-  types: Record<string, ServerType>;
 }
 
 export const CHILD_ENTRY = join(PACKAGE_ROOT, "dist", "orchestrate", "instance_process.js");
