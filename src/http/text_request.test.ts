@@ -26,7 +26,7 @@ beforeAll(async () => {
         res.setHeader("content-type", "application/json");
         res.setHeader("set-cookie", ["a=1; Path=/", "b=2; Path=/"]);
         res.setHeader("x-Mixed-Case", "v");
-        res.end(JSON.stringify({ method: req.method, headers: req.headers, body }));
+        res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body }));
       } else if (path === "/bom") {
         res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":"b"}')]));
       } else if (path === "/split") {
@@ -173,6 +173,18 @@ describe("requestText", () => {
       (e: Error & { code?: string }) => e,
     );
     expect(error?.code).toBe("ECONNREFUSED");
+  });
+
+  it("sends each URL's own path and query when the same URLs are called again (their parse is kept)", async () => {
+    for (const round of [1, 2]) {
+      for (const path of ["/echo?a=1", "/echo?a=2", "/echo", "/echo?a=1#frag"]) {
+        const seen = JSON.parse((await viaRequestText(path, "GET")).text) as { url: string };
+        expect(seen.url, `round ${round}`).toBe(path.replace(/#.*/, ""));
+      }
+    }
+    // Refused at once, as undici's request API refuses it (call() reports both as a failed attempt).
+    expect(() => requestText("ftp://127.0.0.1/x", { method: "GET", headers: {}, dispatcher: agent })).toThrow(/http/);
+    expect(() => request("ftp://127.0.0.1/x", { method: "GET", dispatcher: agent })).toThrow(/http/);
   });
 
   it("removes its abort listener once the reply is complete", async () => {

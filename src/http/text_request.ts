@@ -139,15 +139,39 @@ class TextHandler {
   }
 }
 
+interface Target {
+  origin: string;
+  path: string;
+}
+
+/**
+ * Origin and path of each URL called, parsed once: a run calls the same few URLs (an engine's
+ * `/v1/chat/completions`, a server's routes) for every rollout, and a WHATWG parse each time is a
+ * visible share of a hop. Bounded: a run that calls many distinct URLs just starts the table over.
+ */
+const targets = new Map<string, Target>();
+const MAX_TARGETS = 256;
+
+function targetOf(url: string): Target {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = parseURL(url); // throws on a URL undici would refuse; nothing is kept then
+    target = { origin: parsed.origin, path: parsed.search ? `${parsed.pathname}${parsed.search}` : parsed.pathname };
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
+}
+
 /** `url` requested through `dispatcher`; settles with the status and headers, the body read by `body.text()`. */
 export function requestText(url: string, options: TextRequestOptions): Promise<TextResponse> {
-  const parsed = parseURL(url);
+  const { origin, path } = targetOf(url);
   return new Promise<TextResponse>((resolve, reject) => {
     const handler = new TextHandler(options.signal, resolve, reject);
     options.dispatcher.dispatch(
       {
-        origin: parsed.origin,
-        path: parsed.search ? `${parsed.pathname}${parsed.search}` : parsed.pathname,
+        origin,
+        path,
         method: options.method,
         headers: options.headers,
         ...(options.body !== undefined ? { body: options.body } : {}),
