@@ -2,7 +2,8 @@
 // fetch bundles an older undici and opens more sockets), with per-call timeouts and bounded retries.
 // A URL of a server listening in this same process is served without a socket (inprocess.ts).
 import { EventEmitter } from "node:events";
-import { newAgent, request, type Agent } from "./undici_lite.js";
+import { newAgent, type Agent } from "./undici_lite.js";
+import { requestText, type TextResponse } from "./text_request.js";
 import { dispatchInProcess, localTarget, type LocalResponse } from "./inprocess.js";
 import type { CookieJar } from "./cookies.js";
 import { redactUrl, redactUrlsIn, urlCredentials } from "../config/url_secrets.js";
@@ -147,11 +148,11 @@ export async function call(url: string, options: CallOptions = {}): Promise<Call
     // A server of this process is reached without a socket, with the same bytes in and out (inprocess.ts).
     const local = localTarget(target.url, method);
     try {
-    let response: LocalResponse | Awaited<ReturnType<typeof request>>;
+    let response: LocalResponse | TextResponse;
     try {
       response = local
         ? await dispatchInProcess(local.server, { method, path: local.path, headers, body: payload, signal })
-        : await request(target.url, { method, headers, body: payload, dispatcher: dispatcher(), signal });
+        : await requestText(target.url, { method, headers, body: payload, dispatcher: dispatcher(), signal });
     } catch (error) {
       if (options.signal?.aborted) throw error;
       if (timeout.aborted) {

@@ -25,6 +25,8 @@ interface UndiciParts {
   Agent: typeof Undici.Agent;
   apiRequest: RequestApi;
   parseURL: (url: string | URL) => URL;
+  parseHeaders: (raw: Buffer[]) => Record<string, string | string[] | undefined>;
+  RequestAbortedError: new () => Error;
 }
 
 let parts: UndiciParts | undefined;
@@ -33,9 +35,18 @@ function undici(): UndiciParts {
   parts ??= {
     Agent: require("undici/lib/dispatcher/agent.js") as typeof Undici.Agent,
     apiRequest: require("undici/lib/api/api-request.js") as RequestApi,
-    parseURL: (require("undici/lib/core/util.js") as { parseURL: UndiciParts["parseURL"] }).parseURL,
+    ...(require("undici/lib/core/util.js") as Pick<UndiciParts, "parseURL" | "parseHeaders">),
+    RequestAbortedError: (require("undici/lib/core/errors.js") as Pick<UndiciParts, "RequestAbortedError">).RequestAbortedError,
   };
   return parts;
+}
+
+/**
+ * undici's own URL parser, header parser and abort error, for src/http/text_request.ts (which
+ * dispatches through undici without its request API); loaded with the rest on first use.
+ */
+export function undiciCore(): Pick<UndiciParts, "parseURL" | "parseHeaders" | "RequestAbortedError"> {
+  return undici();
 }
 
 /** A keep-alive dispatcher (undici's `Agent`). */
