@@ -61,13 +61,17 @@ export default defineEnvironment({
 });
 `;
     const tsc = join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
+    // Both files in one compilation (tsc's start-up and the package's types loaded once, not twice): the
+    // right one must draw no diagnostic, the wrong one its type error.
     writeFileSync(join(project, "env.ts"), env("outputText(request.response).includes(request.expected_answer) ? 1 : 0"));
-    await run(process.execPath, [tsc, "-p", project], { cwd: project });
-    writeFileSync(join(project, "env.ts"), env("request.expected_answer"));
-    const failed = await run(process.execPath, [tsc, "-p", project], { cwd: project }).then(
+    writeFileSync(join(project, "wrong_env.ts"), env("request.expected_answer"));
+    const output = await run(process.execPath, [tsc, "-p", project], { cwd: project }).then(
       () => "",
       (error: { stdout: string }) => error.stdout,
     );
-    expect(failed).toContain("Type 'string' is not assignable to type 'number'");
+    const diagnostics = output.split("\n").filter((line) => /^\S+\.ts\(\d+,\d+\): error /.test(line));
+    expect(diagnostics.length, output).toBeGreaterThan(0);
+    expect(diagnostics.filter((line) => !line.startsWith("wrong_env.ts(")), output).toEqual([]);
+    expect(output).toContain("Type 'string' is not assignable to type 'number'");
   }, 180_000);
 });

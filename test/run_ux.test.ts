@@ -90,7 +90,9 @@ describe("retried calls are counted and shown", () => {
 
 describe("no silent hangs", () => {
   it("prints a heartbeat naming the oldest rollouts in flight when none finishes for a while (stderr not a terminal)", async () => {
-    const engine = await engineOf({ delayMs: 2_500 });
+    // Each rollout is two model calls of 1.5 s: at least 3 s with none finishing, past the scheduler's
+    // second check (one a second) for a 1 s heartbeat, whatever the load.
+    const engine = await engineOf({ delayMs: 1_500 });
     const output = join(dir, "heartbeat_out.jsonl");
     const result = await runGym(["eval", "run", ...modelArgs(engine), "-i", writeInput("heartbeat_in.jsonl", 2), "-o", output, "--quiet", "--heartbeat", "1"], { timeoutMs: 120_000 });
     expect(result.code).toBe(0);
