@@ -11,6 +11,7 @@
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BufferedFile } from "./buffered_file.js";
 import { scanLines } from "./line_scan.js";
 import { call, CallError, callJson } from "../http/client.js";
 import { BODY_LIMIT_ENV } from "../http/limits.js";
@@ -145,6 +146,7 @@ interface AgentState {
   overall: MetricsAccumulator;
   spoolPath: string;
   spoolFd: number;
+  spool: BufferedFile;
   spoolBytes: number;
   index: SpoolIndex;
   groupsPath: string;
@@ -202,19 +204,21 @@ export async function computeRunMetrics(outputPath: string, options: RunMetricsO
         if (!state) {
           const n = agents.size;
           const spoolPath = join(dir, `${n}.spool.jsonl`);
-          state = { name, overall: new MetricsAccumulator(), spoolPath, spoolFd: openSync(spoolPath, "w"), spoolBytes: 0, index: new SpoolIndex(), groupsPath: join(dir, `${n}.groups.jsonl`) };
+          const spoolFd = openSync(spoolPath, "w");
+          state = { name, overall: new MetricsAccumulator(), spoolPath, spoolFd, spool: new BufferedFile(spoolFd), spoolBytes: 0, index: new SpoolIndex(), groupsPath: join(dir, `${n}.groups.jsonl`) };
           agents.set(name, state);
         }
         state.overall.add(row);
-        // Written as a string: a Buffer per row is external memory the GC is slow to reclaim.
         const compact = JSON.stringify(compactRow(row));
-        const bytes = writeSync(state.spoolFd, compact);
+        const bytes = Buffer.byteLength(compact);
+        state.spool.write(compact);
         state.index.push(pairKey(Number(row._ng_task_index), Number(row._ng_rollout_index)), state.spoolBytes, bytes);
         state.spoolBytes += bytes;
       }
     }
     const summaries: AgentMetricsSummary[] = [];
     for (const state of agents.values()) {
+      state.spool.flush();
       closeSync(state.spoolFd);
       summaries.push(await summarizeAgent(state, options));
     }
@@ -235,7 +239,8 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
   const scope = url ? await aggregateScopeOf(url) : undefined;
   // A whole-run environment gets every task in one call (compact rows: a few hundred bytes each).
   const chunkRollouts = scope === "whole_run" ? Number.POSITIVE_INFINITY : (options.chunkRollouts ?? DEFAULT_CHUNK_ROLLOUTS);
-  const groups = openSync(state.groupsPath, "w");
+  const groupsFd = openSync(state.groupsPath, "w");
+  const groups = new BufferedFile(groupsFd);
   const merger = new ChunkedMetricsMerger();
   const skip = (key: string) => DEFAULT_STAT.test(key) && key in exact; // the collector's own are exact
   let keyMetricNames: string[] | undefined;
@@ -246,7 +251,7 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
   let rolloutsPerTask: number[] = [];
   // The task's own rows say which of its rollout_infos numbers are ints (see rolloutInfoIntKeys).
   const writeGroup = (group: Record<string, unknown>, rows: Iterable<Record<string, unknown>>) => {
-    writeSync(groups, `${tasks++ === 0 ? "" : ",\n"}${stringifyWithFloats(group, groupMetricsFloats(rolloutInfoIntKeys(rows)))}`);
+    groups.write(`${tasks++ === 0 ? "" : ",\n"}${stringifyWithFloats(group, groupMetricsFloats(rolloutInfoIntKeys(rows)))}`);
   };
   const flush = async () => {
     if (chunk.length === 0) return;
@@ -282,8 +287,9 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
       }
     }
     if (url) await flush();
+    groups.flush();
   } finally {
-    closeSync(groups);
+    closeSync(groupsFd);
   }
   const merged = merger.agentMetrics();
   const agent_metrics = { ...exact, ...merged.metrics };
