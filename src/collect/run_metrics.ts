@@ -186,10 +186,97 @@ function* tasksInOrder(state: AgentState): Generator<{ task: number; rows: Array
   }
 }
 
+/**
+ * The per-agent spools and exact overall statistics of a run's rows, fed one row at a time in the
+ * output file's order. A temporary folder holds the spools until `dispose` (also at process exit, so
+ * an interrupted run leaves none behind).
+ */
+export class MetricsSpool {
+  private readonly dir = mkdtempSync(join(tmpdir(), "gym-metrics-"));
+  private readonly agents = new Map<string, AgentState>();
+  private readonly removeAtExit = () => this.dispose();
+
+  constructor() {
+    process.once("exit", this.removeAtExit);
+  }
+
+  /** A row as its output line parses. */
+  add(row: Record<string, unknown>): void {
+    const state = this.stateOf(row);
+    state.overall.add(row);
+    this.spool(state, row, JSON.stringify(compactRow(row)));
+  }
+
+  /**
+   * The row `resultLine(task, rollout, written)` wrote, without reading its line back. `written`'s
+   * values must be JSON.parse results (as a reply's are). The metrics see the compact row as JSON
+   * reads it, which is what the full line gives them (-0, non-finite numbers and absent values come
+   * out as the file has them).
+   */
+  addWritten(task: number, rollout: number, written: Record<string, unknown>): void {
+    // The line puts the pair first, whatever the row said (its own pair keys keep that place).
+    const row: Record<string, unknown> = { _ng_task_index: task, _ng_rollout_index: rollout, ...written };
+    row._ng_task_index = task;
+    row._ng_rollout_index = rollout;
+    const state = this.stateOf(row);
+    const compact = JSON.stringify(compactRow(row));
+    state.overall.add(JSON.parse(compact) as Record<string, unknown>);
+    this.spool(state, row, compact);
+  }
+
+  private stateOf(row: Record<string, unknown>): AgentState {
+    const name = (row.agent_ref as { name?: string } | undefined)?.name ?? "unknown";
+    let state = this.agents.get(name);
+    if (!state) {
+      const n = this.agents.size;
+      const spoolPath = join(this.dir, `${n}.spool.jsonl`);
+      const spoolFd = openSync(spoolPath, "w");
+      state = { name, overall: new MetricsAccumulator(), spoolPath, spoolFd, spool: new BufferedFile(spoolFd), spoolBytes: 0, index: new SpoolIndex(), groupsPath: join(this.dir, `${n}.groups.jsonl`) };
+      this.agents.set(name, state);
+    }
+    return state;
+  }
+
+  private spool(state: AgentState, row: Record<string, unknown>, compact: string): void {
+    const bytes = Buffer.byteLength(compact);
+    state.spool.write(compact);
+    state.index.push(pairKey(Number(row._ng_task_index), Number(row._ng_rollout_index)), state.spoolBytes, bytes);
+    state.spoolBytes += bytes;
+  }
+
+  /** The statistics and per-task entries of every row added (the spool takes no rows after this). */
+  async finish(options: RunMetricsOptions = {}): Promise<RunMetrics> {
+    try {
+      const summaries: AgentMetricsSummary[] = [];
+      for (const state of this.agents.values()) {
+        state.spool.flush();
+        closeSync(state.spoolFd);
+        state.spoolFd = -1;
+        summaries.push(await summarizeAgent(state, options));
+      }
+      return {
+        summaries,
+        write: (path) => writeMetricsFile(path, summaries, [...this.agents.values()].map((s) => s.groupsPath)),
+        dispose: () => this.dispose(),
+      };
+    } catch (error) {
+      this.dispose();
+      throw error;
+    }
+  }
+
+  dispose(): void {
+    process.off("exit", this.removeAtExit);
+    for (const state of this.agents.values()) {
+      if (state.spoolFd >= 0) closeSync(state.spoolFd);
+      state.spoolFd = -1;
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
 export async function computeRunMetrics(outputPath: string, options: RunMetricsOptions = {}): Promise<RunMetrics> {
-  const dir = mkdtempSync(join(tmpdir(), "gym-metrics-"));
-  const agents = new Map<string, AgentState>();
-  const dispose = () => rmSync(dir, { recursive: true, force: true });
+  const spool = new MetricsSpool();
   try {
     if (existsSync(outputPath)) {
       for (const { text } of scanLines(outputPath)) {
@@ -199,38 +286,14 @@ export async function computeRunMetrics(outputPath: string, options: RunMetricsO
         } catch {
           continue; // accounted (and reported) by the ledger; metrics read what is readable
         }
-        const name = (row.agent_ref as { name?: string } | undefined)?.name ?? "unknown";
-        let state = agents.get(name);
-        if (!state) {
-          const n = agents.size;
-          const spoolPath = join(dir, `${n}.spool.jsonl`);
-          const spoolFd = openSync(spoolPath, "w");
-          state = { name, overall: new MetricsAccumulator(), spoolPath, spoolFd, spool: new BufferedFile(spoolFd), spoolBytes: 0, index: new SpoolIndex(), groupsPath: join(dir, `${n}.groups.jsonl`) };
-          agents.set(name, state);
-        }
-        state.overall.add(row);
-        const compact = JSON.stringify(compactRow(row));
-        const bytes = Buffer.byteLength(compact);
-        state.spool.write(compact);
-        state.index.push(pairKey(Number(row._ng_task_index), Number(row._ng_rollout_index)), state.spoolBytes, bytes);
-        state.spoolBytes += bytes;
+        spool.add(row);
       }
     }
-    const summaries: AgentMetricsSummary[] = [];
-    for (const state of agents.values()) {
-      state.spool.flush();
-      closeSync(state.spoolFd);
-      summaries.push(await summarizeAgent(state, options));
-    }
-    return {
-      summaries,
-      write: (path) => writeMetricsFile(path, summaries, [...agents.values()].map((s) => s.groupsPath)),
-      dispose,
-    };
   } catch (error) {
-    dispose();
+    spool.dispose();
     throw error;
   }
+  return spool.finish(options);
 }
 
 async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Promise<AgentMetricsSummary> {

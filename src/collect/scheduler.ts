@@ -26,8 +26,11 @@ export interface FailureLimit {
   percent?: number;
 }
 
-/** One finished item: `line` is exactly what the output (success) or failures log (failure) gets. */
-export type Outcome = { ok: true; item: WorkItem; line: string; reward: number } | { ok: false; item: WorkItem; line: string; failure: Failure };
+/**
+ * One finished item: `line` is exactly what the output (success) or failures log (failure) gets; a
+ * success's `row` is what its line was written from (less the pair, which the line puts first).
+ */
+export type Outcome = { ok: true; item: WorkItem; line: string; reward: number; row: Record<string, unknown> } | { ok: false; item: WorkItem; line: string; failure: Failure };
 
 export interface SchedulerOptions {
   items: AsyncIterable<WorkItem>;
@@ -267,7 +270,7 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
       const line = resultLine(item.task, item.rollout, row);
       if (outFd !== undefined) writeSync(outFd, line);
       succeeded++;
-      outcome = { ok: true, item, line, reward: reply.reward };
+      outcome = { ok: true, item, line, reward: reply.reward, row };
       const r = rewards.get(item.agent) ?? { sum: 0, n: 0 };
       r.sum += reply.reward;
       r.n++;
