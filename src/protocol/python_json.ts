@@ -84,6 +84,12 @@ function write(value: unknown, shape: FloatShape): string | undefined {
     for (let i = 0; i < value.length; i++) text += `${i > 0 ? "," : ""}${write(value[i], inner) ?? "null"}`;
     return `${text}]`;
   }
+  // An object whose shape names its few float keys (no `*`), such as a response: one native
+  // stringify beats writing its many other members one by one (see viaMarkers).
+  if (shape["*"] === undefined) {
+    const text = viaMarkers(value, shape);
+    if (text !== undefined) return text;
+  }
   return `{${writeFields(value as Record<string, unknown>, shape)}}`;
 }
 
@@ -102,12 +108,12 @@ export function writeFields(value: Record<string, unknown>, shape: FloatShape, o
   return text;
 }
 
-// The compact fast path: swap the integral floats for markers on a copy (only the objects above a
-// marker are copied, and a shape without `*` visits only its own keys), let one native
-// JSON.stringify write everything, then turn the markers back. A marker is only trusted when the
-// text holds exactly as many as were put in: a real string or key that looks like one makes the
-// count differ, and then the walking writer above gives the exact text instead. One stringify into a
-// flat string is also what `writeSync` encodes fastest (the walker's many small pieces are not).
+// A subtree whose shape names only a few float keys is written by one native JSON.stringify: the
+// integral floats are swapped for markers on a copy (only the objects above a marker are copied, and
+// a shape without `*` visits only its own keys), and the markers turned back after. A marker is only
+// trusted when the text holds exactly as many as were put in: a real string or key that looks like
+// one makes the count differ, and the walker above writes that subtree instead. Where most members
+// are floats (metrics, whose shapes have `*`), the walker is faster and keeps the job.
 
 /** Markers put in by the current `markCounted` pass; -1 once a key it cannot copy safely was met. */
 let markers = 0;
@@ -170,12 +176,12 @@ function markCounted(value: unknown, shape: FloatShape): unknown {
   return copy ?? value;
 }
 
-/** Compact JSON of `value` under `shape`, byte for byte what `write` gives. */
-function writeCompact(value: unknown, shape: FloatShape): string | undefined {
+/** Compact JSON of object `value` under `shape` through markers, or undefined when the walker must write it. */
+function viaMarkers(value: object, shape: { readonly [key: string]: FloatShape }): string | undefined {
   markers = 0;
   const marked = markCounted(value, shape);
   const expected = markers;
-  if (expected < 0) return write(value, shape);
+  if (expected < 0) return undefined;
   const text = JSON.stringify(marked);
   if (expected === 0) return text;
   let found = 0;
@@ -183,12 +189,12 @@ function writeCompact(value: unknown, shape: FloatShape): string | undefined {
     found++;
     return `${digits}.0`;
   });
-  return found === expected ? restored : write(value, shape);
+  return found === expected ? restored : undefined;
 }
 
 /** JSON.stringify, with the integral numbers `shape` calls floats written as `1.0`. Never mutates `value`. */
 export function stringifyWithFloats(value: unknown, shape: FloatShape, indent?: number): string {
-  if (!indent) return writeCompact(value, shape) as string;
+  if (!indent) return write(value, shape) as string;
   const text = JSON.stringify(mark(value, shape), null, indent);
   return text.includes("\\u0000f") ? text.replace(MARKED, "$1.0") : text;
 }
