@@ -65,17 +65,21 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function bothWays(name: string, seed: number, options: RunMetricsOptions): Promise<{ fromFile: string; live: string }> {
+/** Every (task, rollout) of `tasks` tasks with 1–4 rollouts each, finishing in random order. */
+function shuffledPairs(next: () => number, tasks = 40): Array<[number, number]> {
+  const pairs: Array<[number, number]> = [];
+  for (let task = 0; task < tasks; task++) for (let rollout = 0; rollout < 1 + (task % 4); rollout++) pairs.push([task, rollout]);
+  return pairs.sort(() => next() - 0.5);
+}
+
+async function bothWays(name: string, seed: number, options: RunMetricsOptions, order = shuffledPairs, extra: Record<string, unknown> = {}): Promise<{ fromFile: string; live: string }> {
   const next = random(seed);
   const output = join(dir, `${name}.jsonl`);
-  const pairs: Array<[number, number]> = [];
-  for (let task = 0; task < 40; task++) for (let rollout = 0; rollout < 1 + (task % 4); rollout++) pairs.push([task, rollout]);
-  // Rollouts finish out of order.
-  pairs.sort(() => next() - 0.5);
+  const pairs = order(next);
   const spool = new MetricsSpool();
   for (const [task, rollout] of pairs) {
     // What the scheduler does with a reply: the row it writes, and the line.
-    const row: Record<string, unknown> = { ...reply(next, task, rollout), agent_ref: AGENTS[task % 2] };
+    const row: Record<string, unknown> = { ...reply(next, task, rollout), ...extra, agent_ref: AGENTS[task % 2] };
     appendFileSync(output, resultLine(task, rollout, row));
     spool.addWritten(task, rollout, row);
   }
@@ -107,4 +111,21 @@ describe("metrics gathered while the lines are written", () => {
     expect(fromFile).toContain('"group_level_metrics"');
     expect(live).toBe(fromFile);
   });
+
+  it("read back rows spooled over several MiB, near where task order expects them and far from it", async () => {
+    // Mostly in task order, shuffled within what would be in flight together, as a fresh run writes
+    // them; one task in ten written again at the end, as a resumed run's retried rollouts are.
+    const order = (next: () => number) => {
+      const pairs: Array<[number, number]> = [];
+      for (let task = 0; task < 3000; task++) if (task % 10 !== 3) pairs.push([task, 0]);
+      for (let at = 0; at < pairs.length; at += 64) pairs.splice(at, 64, ...pairs.slice(at, at + 64).sort(() => next() - 0.5));
+      for (let task = 3; task < 3000; task += 10) pairs.push([task, 0]);
+      return pairs;
+    };
+    // A kilobyte of text per row that metrics keep (strings up to 1,024 characters): a spool of ~3.5 MB.
+    const { fromFile, live } = await bothWays("windows", 5, {}, order, { note: "n".repeat(1000) });
+    expect(fromFile.match(/"rollout_id":/g)?.length).toBe(3000);
+    expect(live).toBe(fromFile);
+  });
 });
+

@@ -160,30 +160,35 @@ export interface RunMetrics {
   dispose(): void;
 }
 
-/** Bytes of the spool read at a time: rows are read back in task order, which is nearly the order they were written. */
+/** Bytes of the spool read at a time while rows are read back in about the order they were written. */
 const SPOOL_WINDOW = 1 << 20;
-/** How far before a missed row a new window starts: rows that finished a little earlier than their task's neighbours. */
-const SPOOL_LOOKBACK = 64 * 1024;
+/** How far before a row a window starts (rows that finished a little earlier than their task's neighbours), and how far past a window's end a row may lie to move it on. */
+const SPOOL_SLACK = 64 * 1024;
 
 /**
- * Reads spooled rows by position through a window of the file: one read per window instead of one
- * per row, since task order and completion order differ only by the rollouts in flight.
+ * Reads spooled rows by position. Task order is nearly the order of writing in a fresh run (they
+ * differ by the rollouts in flight), so rows are served from a window of the file that moves on when
+ * the reading passes its end: one read per window instead of one per row. A row far from the window
+ * (a resumed run's later lines, an extended plan's new rollouts) is read alone, as every row was.
  */
 class SpoolReader {
-  private buffer = Buffer.allocUnsafe(SPOOL_WINDOW);
+  private window = Buffer.allocUnsafe(SPOOL_WINDOW);
   private start = 0;
   private end = 0;
+  private single = Buffer.allocUnsafe(4096);
 
   constructor(private readonly fd: number) {}
 
   text(offset: number, length: number): string {
-    if (offset < this.start || offset + length > this.end) {
-      if (length > this.buffer.length) this.buffer = Buffer.allocUnsafe(length);
-      const lookback = length + SPOOL_LOOKBACK <= this.buffer.length ? SPOOL_LOOKBACK : 0;
-      this.start = Math.max(0, offset - lookback);
-      this.end = this.start + readSync(this.fd, this.buffer, 0, this.buffer.length, this.start);
+    if (offset >= this.start && offset + length <= this.end) return this.window.toString("utf8", offset - this.start, offset - this.start + length);
+    if (offset >= this.end && offset < this.end + SPOOL_SLACK && length + SPOOL_SLACK <= this.window.length) {
+      this.start = Math.max(0, offset - SPOOL_SLACK);
+      this.end = this.start + readSync(this.fd, this.window, 0, this.window.length, this.start);
+      if (offset + length <= this.end) return this.window.toString("utf8", offset - this.start, offset - this.start + length);
     }
-    return this.buffer.toString("utf8", offset - this.start, offset - this.start + length);
+    if (length > this.single.length) this.single = Buffer.allocUnsafe(Math.max(length, this.single.length * 2));
+    readSync(this.fd, this.single, 0, length, offset);
+    return this.single.toString("utf8", 0, length);
   }
 }
 
