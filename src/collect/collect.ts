@@ -148,10 +148,15 @@ async function* pendingWork(planPath: string, ledger: Ledger | undefined, maxAtt
 }
 
 export function agentRunner(agentUrls: ReadonlyMap<string, string>, options: { retry?: RetryPolicy; callTimeoutMs?: number }) {
+  // Each agent's `/run` URL, joined once rather than per rollout.
+  const runUrls = new Map<string, string>();
   return async (item: WorkItem, signal: AbortSignal): Promise<Record<string, unknown>> => {
-    const base = agentUrls.get(item.agent);
-    if (!base) throw new CallError(`no running agent named "${item.agent}"`, item.agent, "status", 404);
-    const url = joinUrl(base, "/run");
+    let url = runUrls.get(item.agent);
+    if (url === undefined) {
+      const base = agentUrls.get(item.agent);
+      if (!base) throw new CallError(`no running agent named "${item.agent}"`, item.agent, "status", 404);
+      runUrls.set(item.agent, (url = joinUrl(base, "/run")));
+    }
     const result = await call(url, { body: item.row, signal, timeoutMs: options.callTimeoutMs ?? NO_DEADLINE_CALL_TIMEOUT_MS, retry: options.retry });
     if (result.status < 200 || result.status >= 300) {
       throw new CallError(`agent ${item.agent} answered ${result.status}: ${truncate(result.text, 2000)}`, url, "status", result.status, result.text);
