@@ -84,12 +84,6 @@ function write(value: unknown, shape: FloatShape): string | undefined {
     for (let i = 0; i < value.length; i++) text += `${i > 0 ? "," : ""}${write(value[i], inner) ?? "null"}`;
     return `${text}]`;
   }
-  // An object whose shape names its few float keys (no `*`), such as a response: one native
-  // stringify beats writing its many other members one by one (see viaMarkers).
-  if (shape["*"] === undefined) {
-    const text = viaMarkers(value, shape);
-    if (text !== undefined) return text;
-  }
   return `{${writeFields(value as Record<string, unknown>, shape)}}`;
 }
 
@@ -106,90 +100,6 @@ export function writeFields(value: Record<string, unknown>, shape: FloatShape, o
     text += text === "" ? `${quoted(key)}:${member}` : `,${quoted(key)}:${member}`;
   }
   return text;
-}
-
-// A subtree whose shape names only a few float keys is written by one native JSON.stringify: the
-// integral floats are swapped for markers on a copy (only the objects above a marker are copied, and
-// a shape without `*` visits only its own keys), and the markers turned back after. A marker is only
-// trusted when the text holds exactly as many as were put in: a real string or key that looks like
-// one makes the count differ, and the walker above writes that subtree instead. Where most members
-// are floats (metrics, whose shapes have `*`), the walker is faster and keeps the job.
-
-/** Markers put in by the current `markCounted` pass; -1 once a key it cannot copy safely was met. */
-let markers = 0;
-
-/** A shape without `*`: the keys that can hold a float (`below` gives false for any other). */
-const floatKeysOf = new WeakMap<object, string[]>();
-
-function floatKeys(shape: { readonly [key: string]: FloatShape }): string[] {
-  let keys = floatKeysOf.get(shape);
-  if (keys === undefined) floatKeysOf.set(shape, (keys = Object.keys(shape).filter((key) => shape[key] !== false)));
-  return keys;
-}
-
-const isEnumerableOwn = Object.prototype.propertyIsEnumerable;
-
-/** `value` with every integral float `shape` names swapped for a marker, copying only what changes. */
-function markCounted(value: unknown, shape: FloatShape): unknown {
-  if (shape === false || markers < 0) return value;
-  if (typeof value === "number") {
-    if (shape === true && isIntegralFloat(value)) {
-      markers++;
-      return `${MARK}${value}`;
-    }
-    return value;
-  }
-  if (shape === true || value === null || typeof value !== "object") return value;
-  // The walker hands an object with its own toJSON to JSON.stringify whole: so does this.
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return value;
-  if (Array.isArray(value)) {
-    const inner = below(shape, "[]");
-    if (inner === false) return value;
-    let copy: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const next = markCounted(value[i], inner);
-      if (next !== value[i]) (copy ??= value.slice())[i] = next;
-    }
-    return copy ?? value;
-  }
-  const record = value as Record<string, unknown>;
-  const star = shape["*"] !== undefined;
-  const keys = star ? Object.keys(record) : floatKeys(shape);
-  let copy: Record<string, unknown> | undefined;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    let inner: FloatShape;
-    if (star) {
-      inner = below(shape, key);
-      if (inner === false) continue;
-    } else {
-      if (!isEnumerableOwn.call(record, key)) continue;
-      inner = shape[key]!;
-    }
-    const v = record[key];
-    const next = markCounted(v, inner);
-    if (next === v) continue;
-    // Assigning `__proto__` would set the copy's prototype, not a member: leave it to the walker.
-    if (key === "__proto__") markers = -1;
-    else (copy ??= { ...record })[key] = next;
-  }
-  return copy ?? value;
-}
-
-/** Compact JSON of object `value` under `shape` through markers, or undefined when the walker must write it. */
-function viaMarkers(value: object, shape: { readonly [key: string]: FloatShape }): string | undefined {
-  markers = 0;
-  const marked = markCounted(value, shape);
-  const expected = markers;
-  if (expected < 0) return undefined;
-  const text = JSON.stringify(marked);
-  if (expected === 0) return text;
-  let found = 0;
-  const restored = text.replace(MARKED, (_match, digits: string) => {
-    found++;
-    return `${digits}.0`;
-  });
-  return found === expected ? restored : undefined;
 }
 
 /** JSON.stringify, with the integral numbers `shape` calls floats written as `1.0`. Never mutates `value`. */
