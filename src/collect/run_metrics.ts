@@ -1,7 +1,9 @@
 // Metrics of a finished run, computed from the output file itself (so a resumed run's metrics cover
 // every rollout, not just this process's), in bounded memory:
 //  1. one streaming pass keeps only numbers per rollout (for the exact overall statistics) and spools a
-//     compact copy of each row (scalars + token usage) to a temporary file with a 24-byte index entry;
+//     compact copy of each row (scalars + token usage) to a temporary file with a 20-byte index entry
+//     (a fresh `eval run` feeds the same spool as it writes each line, so it never reads the file back:
+//     MetricsSpool.addWritten);
 //  2. the spool is read back in task order; per task the default statistics are computed, and, when the
 //     environment is running, its `/aggregate_metrics` is called per chunk of whole tasks (pass@k,
 //     majority@k, …), and the chunks' results are merged into what one call would give (metrics/chunk_merge.ts)
