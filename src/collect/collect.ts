@@ -1,9 +1,9 @@
 // `gym eval run` end to end: plan → (resume: read what is done) → run the rest → account for every
 // requested pair from the files on disk → metrics. Each step is its own module; this one wires them.
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { call, CallError, joinUrl, truncate, type RetryPolicy } from "../http/client.js";
 import { accountFor, type Accounting } from "./accounting.js";
-import { runScheduler, type EngineGate, type Execute, type FailureLimit, type Progress, type Stall, type WorkItem } from "./scheduler.js";
+import { runScheduler, type EngineGate, type Execute, type FailureLimit, type Outcome, type Progress, type Stall, type WorkItem } from "./scheduler.js";
 import { ensureParentFolder } from "../config/file_errors.js";
 import { extendPlan } from "./extend.js";
 import { fingerprintOf, writeFingerprint, type PlanFingerprint } from "./fingerprint.js";
@@ -14,7 +14,7 @@ import { planRows, writePlan, type RepeatsSpec, type Shard } from "./plan.js";
 import type { PromptConfig } from "./prompt_config.js";
 import { siblingPaths } from "./paths.js";
 import { checkRunFiles, once, type RunFiles } from "./run_files.js";
-import { computeRunMetrics, type AgentMetricsSummary } from "./run_metrics.js";
+import { computeRunMetrics, MetricsSpool, type AgentMetricsSummary, type RunMetrics, type RunMetricsOptions } from "./run_metrics.js";
 
 export type { EngineGate, Progress, Stall } from "./scheduler.js";
 
@@ -148,10 +148,15 @@ async function* pendingWork(planPath: string, ledger: Ledger | undefined, maxAtt
 }
 
 export function agentRunner(agentUrls: ReadonlyMap<string, string>, options: { retry?: RetryPolicy; callTimeoutMs?: number }) {
+  // Each agent's `/run` URL, joined once rather than per rollout.
+  const runUrls = new Map<string, string>();
   return async (item: WorkItem, signal: AbortSignal): Promise<Record<string, unknown>> => {
-    const base = agentUrls.get(item.agent);
-    if (!base) throw new CallError(`no running agent named "${item.agent}"`, item.agent, "status", 404);
-    const url = joinUrl(base, "/run");
+    let url = runUrls.get(item.agent);
+    if (url === undefined) {
+      const base = agentUrls.get(item.agent);
+      if (!base) throw new CallError(`no running agent named "${item.agent}"`, item.agent, "status", 404);
+      runUrls.set(item.agent, (url = joinUrl(base, "/run")));
+    }
     const result = await call(url, { body: item.row, signal, timeoutMs: options.callTimeoutMs ?? NO_DEADLINE_CALL_TIMEOUT_MS, retry: options.retry });
     if (result.status < 200 || result.status >= 300) {
       throw new CallError(`agent ${item.agent} answered ${result.status}: ${truncate(result.text, 2000)}`, url, "status", result.status, result.text);
@@ -186,6 +191,48 @@ export interface PlannedRunOptions {
   stallMs?: number;
   onStall?: (stall: Stall) => void;
   engine?: EngineGate;
+  /**
+   * `execute`'s replies are JSON.parse results, so a success line reads back as the row it was
+   * written from: the metrics of a fresh run are then gathered as the lines are written instead of
+   * by reading the whole output again (checked against the file's size at the end).
+   */
+  metricsWhileRunning?: boolean;
+}
+
+/**
+ * The metrics of a fresh run, fed with every success line as it is written. Used at the end only if
+ * the output holds exactly those lines (its size is the sum of theirs): anything else that wrote to
+ * it, or a row the spool could not take, sends the run back to reading the file.
+ */
+class LiveMetrics {
+  private readonly spool = new MetricsSpool();
+  private bytes = 0;
+  private usable = true;
+
+  constructor(private readonly outputPath: string) {}
+
+  take(outcome: Outcome): void {
+    if (!outcome.ok || !this.usable) return;
+    try {
+      this.spool.addWritten(outcome.item.task, outcome.item.rollout, outcome.row);
+      this.bytes += Buffer.byteLength(outcome.line);
+    } catch {
+      this.usable = false;
+    }
+  }
+
+  /** The run's metrics, or undefined (and the spool removed) when the file must be read instead. */
+  async finish(options: RunMetricsOptions): Promise<RunMetrics | undefined> {
+    if (!this.usable || !existsSync(this.outputPath) || statSync(this.outputPath).size !== this.bytes) {
+      this.dispose();
+      return undefined;
+    }
+    return this.spool.finish(options);
+  }
+
+  dispose(): void {
+    this.spool.dispose();
+  }
 }
 
 /** Plan → (resume: read what is done) → run the rest → account from disk → metrics. */
@@ -235,25 +282,36 @@ export async function runPlanned(options: PlannedRunOptions): Promise<CollectSum
     writeFileSync(paths.output, "", { flag: "a" });
   }
 
-  const scheduled = await runScheduler({
-    items: pendingWork(paths.materialized, ledger, maxAttempts),
-    execute: options.execute,
-    outputPath: paths.output,
-    failuresPath: paths.failures,
-    concurrency: options.concurrency,
-    ...(options.admit ? { admit: options.admit } : {}),
-    total,
-    alreadyDone,
-    deadlineMs: options.rolloutTimeoutMs,
-    maxFailures: options.maxFailures,
-    onProgress: options.onProgress,
-    stallMs: options.stallMs,
-    onStall: options.onStall,
-    engine: options.engine,
-  });
-
-  const accounting = await accountFor(paths.materialized, await readLedger(paths.output, paths.failures));
-  const computed = await computeRunMetrics(paths.output, { aggregateUrlOf: options.aggregateUrlOf });
+  // A fresh run's metrics are gathered as its lines are written (see LiveMetrics); a resumed run's
+  // come from the whole output file, earlier runs' lines included.
+  const live = options.metricsWhileRunning && !options.resume ? new LiveMetrics(paths.output) : undefined;
+  let scheduled: Awaited<ReturnType<typeof runScheduler>>;
+  let accounting: Accounting;
+  try {
+    scheduled = await runScheduler({
+      items: pendingWork(paths.materialized, ledger, maxAttempts),
+      execute: options.execute,
+      outputPath: paths.output,
+      failuresPath: paths.failures,
+      concurrency: options.concurrency,
+      ...(options.admit ? { admit: options.admit } : {}),
+      total,
+      alreadyDone,
+      deadlineMs: options.rolloutTimeoutMs,
+      maxFailures: options.maxFailures,
+      onProgress: options.onProgress,
+      stallMs: options.stallMs,
+      onStall: options.onStall,
+      engine: options.engine,
+      ...(live ? { onOutcome: (outcome: Outcome) => live.take(outcome) } : {}),
+    });
+    accounting = await accountFor(paths.materialized, await readLedger(paths.output, paths.failures));
+  } catch (error) {
+    live?.dispose();
+    throw error;
+  }
+  const metricsOptions = { aggregateUrlOf: options.aggregateUrlOf };
+  const computed = (await live?.finish(metricsOptions)) ?? (await computeRunMetrics(paths.output, metricsOptions));
   try {
     computed.write(paths.metrics);
   } finally {
@@ -325,6 +383,8 @@ export async function collect(options: CollectOptions): Promise<CollectSummary> 
       return plan.total;
     },
     execute: agentRunner(options.agentUrls, { retry: options.retry }),
+    // agentRunner's replies are JSON.parse results.
+    metricsWhileRunning: true,
     aggregateUrlOf: (agent) => {
       if (options.disableAggregation) return undefined;
       const base = options.agentUrls.get(agent);

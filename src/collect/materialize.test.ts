@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readJsonl, JsonlError, type JsonlLine } from "./jsonl.js";
 import { Materializer } from "./materialize.js";
-import { PlanError, writePlan } from "./plan.js";
+import { PlanError, previewPlan, writePlan, type RepeatsSpec } from "./plan.js";
 
 const row = (text: string, extra: Record<string, unknown> = {}) => ({ responses_create_params: { input: text }, ...extra });
 
@@ -119,5 +119,51 @@ describe("writePlan's routing check", () => {
     expect(caught).toBeInstanceOf(JsonlError);
     expect(caught).not.toBeInstanceOf(PlanError);
     expect((caught as Error).message).toContain(`${input}:1: invalid row: responses_create_params`);
+  });
+
+  // One number of repeats lets a single read of the input both check and plan it; a per-agent map
+  // needs the agents first (a separate read). Either way the same plan, and the same errors.
+  const both: Array<[string, RepeatsSpec]> = [
+    ["one read (repeats 2)", 2],
+    ["two reads (repeats map)", { _default: 2 }],
+  ];
+
+  it("writes the same plan, agents and total whether the rows are checked in a read of their own or while planned", async () => {
+    const input = join(dir, "mixed_rows.jsonl");
+    const rows = [row("x"), row("y", { agent_ref: { name: "b" } }), row("x"), row("z", { _ng_task_index: 7 }), row("w")];
+    writeFileSync(input, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const results = [];
+    for (const [name, repeats] of both) {
+      const planPath = join(dir, `plan_${results.length}.jsonl`);
+      const options = { inputPath: input, knownAgents: new Set(["a", "b"]), defaultAgent: "a", repeats, limit: 4, shard: { index: 0, count: 2 } };
+      const plan = await writePlan({ ...options, planPath });
+      const preview = await previewPlan(options);
+      results.push({ name, text: readFileSync(planPath, "utf8"), agents: [...plan.agents].sort(), total: plan.total, preview: [preview.total, preview.tasks, [...preview.agents]] });
+    }
+    expect(results[0]!.text).not.toBe("");
+    expect(results[0]!.total).toBe(results[0]!.text.trim().split("\n").length);
+    expect(results[0]!.agents).toEqual(["a", "b"]);
+    expect({ ...results[0], name: "" }).toEqual({ ...results[1], name: "" });
+  });
+
+  it("names every unroutable row, leaves no plan behind, and previews the same error, in both ways of reading", async () => {
+    const input = join(dir, "late_bad_rows.jsonl");
+    const rows = [row("x"), row("y", { agent_ref: { name: "nope" } }), row("z"), row("w", { agent_ref: { name: "other" } }), row("v")];
+    writeFileSync(input, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const messages: string[] = [];
+    for (const [name, repeats] of both) {
+      const planPath = join(dir, `refused_${messages.length}.jsonl`);
+      const options = { inputPath: input, knownAgents: new Set(["a"]), defaultAgent: "a", repeats };
+      const written = await writePlan({ ...options, planPath }).catch((error: unknown) => error);
+      const previewed = await previewPlan(options).catch((error: unknown) => error);
+      expect(written, name).toBeInstanceOf(PlanError);
+      expect((previewed as Error).message, name).toBe((written as Error).message);
+      expect(existsSync(planPath) || existsSync(`${planPath}.partial`), name).toBe(false);
+      messages.push((written as Error).message);
+    }
+    expect(messages[0]).toContain("2 input row(s) cannot be routed to an agent");
+    expect(messages[0]).toContain(`${input}:2: unknown agent "nope"`);
+    expect(messages[0]).toContain(`${input}:4: unknown agent "other"`);
+    expect(messages[1]).toBe(messages[0]);
   });
 });

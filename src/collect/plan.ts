@@ -3,10 +3,11 @@
 // the first validates every row and learns which agents it uses (so a bad `num_repeats` map is one
 // error before anything runs), the second writes the plan. The plan file appears atomically (written
 // beside, then renamed), so a resume can trust any plan it finds.
-import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, openSync, renameSync, rmSync } from "node:fs";
+import { BufferedFile } from "./buffered_file.js";
 import { parse as parseYaml } from "yaml";
 import { readJsonl, type JsonlLine } from "./jsonl.js";
-import { Materializer, RowRoutingError } from "./materialize.js";
+import { Materializer, RowRoutingError, type MaterializedRow, type StartedLine } from "./materialize.js";
 import { resultLine } from "./lines.js";
 import { applyPrompt, type PromptConfig } from "./prompt_config.js";
 import { UserError } from "../config/user_error.js";
@@ -118,7 +119,7 @@ async function scanAgents(options: PlanOptions): Promise<Set<string>> {
     knownAgents: options.knownAgents,
   });
   const agents = new Set<string>();
-  const problems: string[] = [];
+  const problems = new RoutingProblems();
   let rows = 0;
   for await (const line of inputLines(options)) {
     if (options.limit !== undefined && rows >= options.limit) break;
@@ -126,21 +127,52 @@ async function scanAgents(options: PlanOptions): Promise<Set<string>> {
     try {
       for (const row of materializer.expand(line)) agents.add(row.agent_ref.name);
     } catch (error) {
-      // Routing problems are collected so one error names every row; anything else stops at once.
-      if (error instanceof RowRoutingError) problems.push(error.message);
-      else throw error;
+      problems.add(error);
     }
   }
-  if (problems.length > 0) {
+  problems.throwIfAny();
+  return agents;
+}
+
+/** Routing problems are collected so one error names every row; anything else stops at once. */
+class RoutingProblems {
+  private readonly messages: string[] = [];
+
+  /** Keeps a routing error; rethrows any other. */
+  add(error: unknown): void {
+    if (error instanceof RowRoutingError) this.messages.push(error.message);
+    else throw error;
+  }
+
+  get count(): number {
+    return this.messages.length;
+  }
+
+  throwIfAny(): void {
+    const problems = this.messages;
+    if (problems.length === 0) return;
     const shown = problems.slice(0, 20).join("\n  ");
     const more = problems.length > 20 ? `\n  … and ${problems.length - 20} more rows` : "";
     throw new PlanError(`${problems.length} input row(s) cannot be routed to an agent:\n  ${shown}${more}`);
   }
-  return agents;
+}
+
+/**
+ * Whether one read of the input can both check and plan it: the agents a run's rows use only matter
+ * before planning when a per-agent repeats map (checked against them first) or a seed's rollout
+ * offsets (the widths pass, which stops at the first unroutable row) need them. Otherwise the rows
+ * are checked as they are planned, routing problems gathered over the whole read just as the
+ * separate pass gathers them.
+ */
+function checkWhilePlanning(options: Pick<PlanOptions, "repeats" | "seeds">): boolean {
+  const seeds = options.seeds ?? [0];
+  return typeof options.repeats === "number" && seeds.length === 1 && seeds[0] === 0;
 }
 
 export async function writePlan(options: PlanOptions): Promise<Plan> {
-  const agents = await scanAgents(options);
+  const oneRead = checkWhilePlanning(options);
+  const agents = oneRead ? new Set<string>() : await scanAgents(options);
+  const problems = new RoutingProblems();
   const { repeatsOf, warnings } = resolveRepeats(options.repeats, agents);
   const materializerOptions = {
     file: options.inputPath,
@@ -162,7 +194,18 @@ export async function writePlan(options: PlanOptions): Promise<Plan> {
       for await (const line of inputLines(options)) {
         if (options.limit !== undefined && rows >= options.limit) break;
         rows++;
-        for (const row of materializer.expand(line)) {
+        let expanded: MaterializedRow[];
+        try {
+          expanded = materializer.expand(line);
+        } catch (error) {
+          if (!oneRead) throw error;
+          problems.add(error);
+          continue;
+        }
+        for (const row of expanded) {
+          if (oneRead) agents.add(row.agent_ref.name);
+          // Nothing is written once a row cannot be routed: the plan is refused as a whole.
+          if (problems.count > 0) continue;
           const task = row._ng_task_index;
           tasks.add(task);
           if (options.shard && task % options.shard.count !== options.shard.index) continue;
@@ -173,6 +216,7 @@ export async function writePlan(options: PlanOptions): Promise<Plan> {
         }
       }
     }
+    problems.throwIfAny();
     if (total === 0) throw new PlanError(emptyPlanMessage(options, rows, tasks.size));
   });
   return { path: options.planPath, total, agents, warnings };
@@ -207,7 +251,9 @@ export interface PlanPreview {
  */
 export async function previewPlan(options: Omit<PlanOptions, "planPath">): Promise<PlanPreview> {
   const planOptions = { ...options, planPath: "" };
-  const agents = await scanAgents(planOptions);
+  const oneRead = checkWhilePlanning(options);
+  const agents = oneRead ? new Set<string>() : await scanAgents(planOptions);
+  const problems = new RoutingProblems();
   const { repeatsOf, warnings } = resolveRepeats(options.repeats, agents);
   const materializer = new Materializer({ file: options.inputPath, numRepeats: repeatsOf, defaultAgent: options.defaultAgent, knownAgents: options.knownAgents });
   const perAgent = new Map<string, { tasks: Set<number>; rollouts: number }>();
@@ -218,7 +264,14 @@ export async function previewPlan(options: Omit<PlanOptions, "planPath">): Promi
   for await (const line of inputLines(planOptions)) {
     if (options.limit !== undefined && rows >= options.limit) break;
     rows++;
-    const started = materializer.start(line);
+    let started: StartedLine;
+    try {
+      started = materializer.start(line);
+    } catch (error) {
+      if (!oneRead) throw error;
+      problems.add(error);
+      continue;
+    }
     allTasks.add(started.task);
     if (options.shard && started.task % options.shard.count !== options.shard.index) continue;
     const agent = (started.row.agent_ref as { name: string }).name;
@@ -231,6 +284,7 @@ export async function previewPlan(options: Omit<PlanOptions, "planPath">): Promi
     shardTasks.add(started.task);
     total += rollouts;
   }
+  problems.throwIfAny();
   if (total === 0) throw new PlanError(emptyPlanMessage(planOptions, rows, allTasks.size));
   return {
     total,
@@ -257,7 +311,9 @@ export async function writeAtomically(path: string, fill: (write: (text: string)
   const fd = openSync(partial, "w");
   try {
     try {
-      await fill((text) => writeSync(fd, text));
+      const file = new BufferedFile(fd);
+      await fill((text) => file.write(text));
+      file.flush();
     } finally {
       closeSync(fd);
     }

@@ -1,7 +1,9 @@
 // Metrics of a finished run, computed from the output file itself (so a resumed run's metrics cover
 // every rollout, not just this process's), in bounded memory:
 //  1. one streaming pass keeps only numbers per rollout (for the exact overall statistics) and spools a
-//     compact copy of each row (scalars + token usage) to a temporary file with a 24-byte index entry;
+//     compact copy of each row (scalars + token usage) to a temporary file with a 20-byte index entry
+//     (a fresh `eval run` feeds the same spool as it writes each line, so it never reads the file back:
+//     MetricsSpool.addWritten);
 //  2. the spool is read back in task order; per task the default statistics are computed, and, when the
 //     environment is running, its `/aggregate_metrics` is called per chunk of whole tasks (pass@k,
 //     majority@k, …), and the chunks' results are merged into what one call would give (metrics/chunk_merge.ts)
@@ -11,6 +13,7 @@
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BufferedFile } from "./buffered_file.js";
 import { scanLines } from "./line_scan.js";
 import { call, CallError, callJson } from "../http/client.js";
 import { BODY_LIMIT_ENV } from "../http/limits.js";
@@ -145,6 +148,7 @@ interface AgentState {
   overall: MetricsAccumulator;
   spoolPath: string;
   spoolFd: number;
+  spool: BufferedFile;
   spoolBytes: number;
   index: SpoolIndex;
   groupsPath: string;
@@ -158,13 +162,44 @@ export interface RunMetrics {
   dispose(): void;
 }
 
+/** Bytes of the spool read at a time while rows are read back in about the order they were written. */
+const SPOOL_WINDOW = 1 << 20;
+/** How far before a row a window starts (rows that finished a little earlier than their task's neighbours), and how far past a window's end a row may lie to move it on. */
+const SPOOL_SLACK = 64 * 1024;
+
+/**
+ * Reads spooled rows by position. Task order is nearly the order of writing in a fresh run (they
+ * differ by the rollouts in flight), so rows are served from a window of the file that moves on when
+ * the reading passes its end: one read per window instead of one per row. A row far from the window
+ * (a resumed run's later lines, an extended plan's new rollouts) is read alone, as every row was.
+ */
+class SpoolReader {
+  private window = Buffer.allocUnsafe(SPOOL_WINDOW);
+  private start = 0;
+  private end = 0;
+  private single = Buffer.allocUnsafe(4096);
+
+  constructor(private readonly fd: number) {}
+
+  text(offset: number, length: number): string {
+    if (offset >= this.start && offset + length <= this.end) return this.window.toString("utf8", offset - this.start, offset - this.start + length);
+    if (offset >= this.end && offset < this.end + SPOOL_SLACK && length + SPOOL_SLACK <= this.window.length) {
+      this.start = Math.max(0, offset - SPOOL_SLACK);
+      this.end = this.start + readSync(this.fd, this.window, 0, this.window.length, this.start);
+      if (offset + length <= this.end) return this.window.toString("utf8", offset - this.start, offset - this.start + length);
+    }
+    if (length > this.single.length) this.single = Buffer.allocUnsafe(Math.max(length, this.single.length * 2));
+    readSync(this.fd, this.single, 0, length, offset);
+    return this.single.toString("utf8", 0, length);
+  }
+}
+
 /** Streams the rows of one agent's spool in task order, grouped by task. */
 function* tasksInOrder(state: AgentState): Generator<{ task: number; rows: Array<Record<string, unknown>> }> {
   const fd = openSync(state.spoolPath, "r");
   try {
     const order = state.index.order();
-    // One reused read buffer (rows are small; it grows for a larger one).
-    let buffer = Buffer.alloc(64 * 1024);
+    const reader = new SpoolReader(fd);
     let current: { task: number; rows: Array<Record<string, unknown>> } | undefined;
     for (const at of order) {
       const [task] = pairOf(state.index.keys[at]!);
@@ -173,10 +208,7 @@ function* tasksInOrder(state: AgentState): Generator<{ task: number; rows: Array
         current = undefined;
       }
       current ??= { task, rows: [] };
-      const length = state.index.lengths[at]!;
-      if (length > buffer.length) buffer = Buffer.alloc(Math.max(length, buffer.length * 2));
-      readSync(fd, buffer, 0, length, state.index.offsets[at]!);
-      current.rows.push(JSON.parse(buffer.toString("utf8", 0, length)) as Record<string, unknown>);
+      current.rows.push(JSON.parse(reader.text(state.index.offsets[at]!, state.index.lengths[at]!)) as Record<string, unknown>);
     }
     if (current) yield current;
   } finally {
@@ -184,10 +216,97 @@ function* tasksInOrder(state: AgentState): Generator<{ task: number; rows: Array
   }
 }
 
+/**
+ * The per-agent spools and exact overall statistics of a run's rows, fed one row at a time in the
+ * output file's order. A temporary folder holds the spools until `dispose` (also at process exit, so
+ * an interrupted run leaves none behind).
+ */
+export class MetricsSpool {
+  private readonly dir = mkdtempSync(join(tmpdir(), "gym-metrics-"));
+  private readonly agents = new Map<string, AgentState>();
+  private readonly removeAtExit = () => this.dispose();
+
+  constructor() {
+    process.once("exit", this.removeAtExit);
+  }
+
+  /** A row as its output line parses. */
+  add(row: Record<string, unknown>): void {
+    const state = this.stateOf(row);
+    state.overall.add(row);
+    this.spool(state, row, JSON.stringify(compactRow(row)));
+  }
+
+  /**
+   * The row `resultLine(task, rollout, written)` wrote, without reading its line back. `written`'s
+   * values must be JSON.parse results (as a reply's are). The metrics see the compact row as JSON
+   * reads it, which is what the full line gives them (-0, non-finite numbers and absent values come
+   * out as the file has them).
+   */
+  addWritten(task: number, rollout: number, written: Record<string, unknown>): void {
+    // The line puts the pair first, whatever the row said (its own pair keys keep that place).
+    const row: Record<string, unknown> = { _ng_task_index: task, _ng_rollout_index: rollout, ...written };
+    row._ng_task_index = task;
+    row._ng_rollout_index = rollout;
+    const state = this.stateOf(row);
+    const compact = JSON.stringify(compactRow(row));
+    state.overall.add(JSON.parse(compact) as Record<string, unknown>);
+    this.spool(state, row, compact);
+  }
+
+  private stateOf(row: Record<string, unknown>): AgentState {
+    const name = (row.agent_ref as { name?: string } | undefined)?.name ?? "unknown";
+    let state = this.agents.get(name);
+    if (!state) {
+      const n = this.agents.size;
+      const spoolPath = join(this.dir, `${n}.spool.jsonl`);
+      const spoolFd = openSync(spoolPath, "w");
+      state = { name, overall: new MetricsAccumulator(), spoolPath, spoolFd, spool: new BufferedFile(spoolFd), spoolBytes: 0, index: new SpoolIndex(), groupsPath: join(this.dir, `${n}.groups.jsonl`) };
+      this.agents.set(name, state);
+    }
+    return state;
+  }
+
+  private spool(state: AgentState, row: Record<string, unknown>, compact: string): void {
+    const bytes = Buffer.byteLength(compact);
+    state.spool.write(compact);
+    state.index.push(pairKey(Number(row._ng_task_index), Number(row._ng_rollout_index)), state.spoolBytes, bytes);
+    state.spoolBytes += bytes;
+  }
+
+  /** The statistics and per-task entries of every row added (the spool takes no rows after this). */
+  async finish(options: RunMetricsOptions = {}): Promise<RunMetrics> {
+    try {
+      const summaries: AgentMetricsSummary[] = [];
+      for (const state of this.agents.values()) {
+        state.spool.flush();
+        closeSync(state.spoolFd);
+        state.spoolFd = -1;
+        summaries.push(await summarizeAgent(state, options));
+      }
+      return {
+        summaries,
+        write: (path) => writeMetricsFile(path, summaries, [...this.agents.values()].map((s) => s.groupsPath)),
+        dispose: () => this.dispose(),
+      };
+    } catch (error) {
+      this.dispose();
+      throw error;
+    }
+  }
+
+  dispose(): void {
+    process.off("exit", this.removeAtExit);
+    for (const state of this.agents.values()) {
+      if (state.spoolFd >= 0) closeSync(state.spoolFd);
+      state.spoolFd = -1;
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
 export async function computeRunMetrics(outputPath: string, options: RunMetricsOptions = {}): Promise<RunMetrics> {
-  const dir = mkdtempSync(join(tmpdir(), "gym-metrics-"));
-  const agents = new Map<string, AgentState>();
-  const dispose = () => rmSync(dir, { recursive: true, force: true });
+  const spool = new MetricsSpool();
   try {
     if (existsSync(outputPath)) {
       for (const { text } of scanLines(outputPath)) {
@@ -197,36 +316,14 @@ export async function computeRunMetrics(outputPath: string, options: RunMetricsO
         } catch {
           continue; // accounted (and reported) by the ledger; metrics read what is readable
         }
-        const name = (row.agent_ref as { name?: string } | undefined)?.name ?? "unknown";
-        let state = agents.get(name);
-        if (!state) {
-          const n = agents.size;
-          const spoolPath = join(dir, `${n}.spool.jsonl`);
-          state = { name, overall: new MetricsAccumulator(), spoolPath, spoolFd: openSync(spoolPath, "w"), spoolBytes: 0, index: new SpoolIndex(), groupsPath: join(dir, `${n}.groups.jsonl`) };
-          agents.set(name, state);
-        }
-        state.overall.add(row);
-        // Written as a string: a Buffer per row is external memory the GC is slow to reclaim.
-        const compact = JSON.stringify(compactRow(row));
-        const bytes = writeSync(state.spoolFd, compact);
-        state.index.push(pairKey(Number(row._ng_task_index), Number(row._ng_rollout_index)), state.spoolBytes, bytes);
-        state.spoolBytes += bytes;
+        spool.add(row);
       }
     }
-    const summaries: AgentMetricsSummary[] = [];
-    for (const state of agents.values()) {
-      closeSync(state.spoolFd);
-      summaries.push(await summarizeAgent(state, options));
-    }
-    return {
-      summaries,
-      write: (path) => writeMetricsFile(path, summaries, [...agents.values()].map((s) => s.groupsPath)),
-      dispose,
-    };
   } catch (error) {
-    dispose();
+    spool.dispose();
     throw error;
   }
+  return spool.finish(options);
 }
 
 async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Promise<AgentMetricsSummary> {
@@ -235,7 +332,8 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
   const scope = url ? await aggregateScopeOf(url) : undefined;
   // A whole-run environment gets every task in one call (compact rows: a few hundred bytes each).
   const chunkRollouts = scope === "whole_run" ? Number.POSITIVE_INFINITY : (options.chunkRollouts ?? DEFAULT_CHUNK_ROLLOUTS);
-  const groups = openSync(state.groupsPath, "w");
+  const groupsFd = openSync(state.groupsPath, "w");
+  const groups = new BufferedFile(groupsFd);
   const merger = new ChunkedMetricsMerger();
   const skip = (key: string) => DEFAULT_STAT.test(key) && key in exact; // the collector's own are exact
   let keyMetricNames: string[] | undefined;
@@ -246,7 +344,7 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
   let rolloutsPerTask: number[] = [];
   // The task's own rows say which of its rollout_infos numbers are ints (see rolloutInfoIntKeys).
   const writeGroup = (group: Record<string, unknown>, rows: Iterable<Record<string, unknown>>) => {
-    writeSync(groups, `${tasks++ === 0 ? "" : ",\n"}${stringifyWithFloats(group, groupMetricsFloats(rolloutInfoIntKeys(rows)))}`);
+    groups.write(`${tasks++ === 0 ? "" : ",\n"}${stringifyWithFloats(group, groupMetricsFloats(rolloutInfoIntKeys(rows)))}`);
   };
   const flush = async () => {
     if (chunk.length === 0) return;
@@ -282,8 +380,9 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
       }
     }
     if (url) await flush();
+    groups.flush();
   } finally {
-    closeSync(groups);
+    closeSync(groupsFd);
   }
   const merged = merger.agentMetrics();
   const agent_metrics = { ...exact, ...merged.metrics };

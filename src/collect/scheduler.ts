@@ -26,8 +26,11 @@ export interface FailureLimit {
   percent?: number;
 }
 
-/** One finished item: `line` is exactly what the output (success) or failures log (failure) gets. */
-export type Outcome = { ok: true; item: WorkItem; line: string; reward: number } | { ok: false; item: WorkItem; line: string; failure: Failure };
+/**
+ * One finished item: `line` is exactly what the output (success) or failures log (failure) gets; a
+ * success's `row` is what its line was written from (less the pair, which the line puts first).
+ */
+export type Outcome = { ok: true; item: WorkItem; line: string; reward: number; row: Record<string, unknown> } | { ok: false; item: WorkItem; line: string; failure: Failure };
 
 export interface SchedulerOptions {
   items: AsyncIterable<WorkItem>;
@@ -196,8 +199,9 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
   const rewards = new Map<string, { sum: number; n: number }>();
   const iterator = options.items[Symbol.asyncIterator]();
 
-  // Insertion order is start order, so the first entries are the oldest.
-  const inFlight = new Map<WorkItem, number>();
+  // Insertion order is start order, so the first entries are the oldest. Each item's controller is
+  // kept beside its start so the engine going away can abort every item in flight.
+  const inFlight = new Map<WorkItem, { since: number; controller: AbortController }>();
   let lastFinished = started;
   let lastStallReport = started;
   const stallTimer =
@@ -207,7 +211,7 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
             const now = Date.now();
             if (inFlight.size === 0 || now - lastFinished < options.stallMs! || now - lastStallReport < options.stallMs!) return;
             lastStallReport = now;
-            const oldest = [...take(inFlight, STALL_SHOWN)].map(([item, since]) => ({ task: item.task, rollout: item.rollout, agent: item.agent, ageMs: now - since }));
+            const oldest = [...take(inFlight, STALL_SHOWN)].map(([item, { since }]) => ({ task: item.task, rollout: item.rollout, agent: item.agent, ageMs: now - since }));
             options.onStall!({ quietMs: now - lastFinished, inFlight: inFlight.size, oldest });
           },
           Math.min(options.stallMs, 1_000),
@@ -215,6 +219,12 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
       : undefined;
   // The check must never keep a finished process alive.
   stallTimer?.unref();
+  // The engine going away aborts every item in flight: one listener for the run (removed at its
+  // end), not one added and removed per item, and nothing accumulates on the run-long signal.
+  const abortInFlight = () => {
+    for (const { controller } of inFlight.values()) controller.abort(engine!.signal.reason);
+  };
+  engine?.signal.addEventListener("abort", abortInFlight, { once: true });
 
   const progress = () =>
     options.onProgress?.({
@@ -246,11 +256,7 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
     let outcome: Outcome | undefined;
     const controller = new AbortController();
     const timer = options.deadlineMs ? setTimeout(() => controller.abort(new DeadlineError(options.deadlineMs!)), options.deadlineMs) : undefined;
-    // The engine going away aborts every item in flight (a listener removed after the item, rather
-    // than AbortSignal.any, so nothing accumulates on the run-long signal).
-    const onEngineDown = () => controller.abort(engine!.signal.reason);
-    engine?.signal.addEventListener("abort", onEngineDown, { once: true });
-    inFlight.set(item, Date.now());
+    inFlight.set(item, { since: Date.now(), controller });
     try {
       const reply = await options.execute(item, controller.signal);
       if (typeof reply._ng_failure_class === "string") {
@@ -267,7 +273,7 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
       const line = resultLine(item.task, item.rollout, row);
       if (outFd !== undefined) writeSync(outFd, line);
       succeeded++;
-      outcome = { ok: true, item, line, reward: reply.reward };
+      outcome = { ok: true, item, line, reward: reply.reward, row };
       const r = rewards.get(item.agent) ?? { sum: 0, n: 0 };
       r.sum += reply.reward;
       r.n++;
@@ -283,7 +289,6 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
         if (limitReached(failed, options.total, options.maxFailures)) stoppedEarly = true;
       }
     } finally {
-      engine?.signal.removeEventListener("abort", onEngineDown);
       if (timer) clearTimeout(timer);
       inFlight.delete(item);
       lastFinished = Date.now();
@@ -311,6 +316,7 @@ export async function runScheduler(options: SchedulerOptions): Promise<Scheduler
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
   } finally {
+    engine?.signal.removeEventListener("abort", abortInFlight);
     if (stallTimer) clearInterval(stallTimer);
     room?.close();
     await iterator.return?.(undefined);

@@ -12,6 +12,12 @@ export interface Summary {
 export function summarize(values: ArrayLike<number>): Summary | undefined {
   const n = values.length;
   if (n === 0) return undefined;
+  if (n === 1) {
+    // Most tasks of a run have one rollout: what the loops below give for one value, without the
+    // sorted copy (`0 + v`, as the sum starts at 0, so -0 comes out as the general case gives it).
+    const v = values[0]!;
+    return { mean: 0 + v, max: v, min: v, median: v, std: 0 };
+  }
   let sum = 0;
   let max = -Infinity;
   let min = Infinity;
@@ -31,13 +37,26 @@ export function summarize(values: ArrayLike<number>): Summary | undefined {
   return { mean, max, min, median, std };
 }
 
-/** A growable column of numbers; 8 bytes per value, no per-value object. */
+/**
+ * A growable column of numbers; 8 bytes per value, no per-value object. The typed array is made at
+ * the second value: a column per measurement per task, and most tasks have one rollout (a typed
+ * array costs far more to make than the one number it would hold).
+ */
 export class NumberColumn {
-  private data = new Float64Array(16);
+  private data: Float64Array | undefined;
+  private first = 0;
   length = 0;
 
   push(value: number): void {
-    if (this.length === this.data.length) {
+    if (this.length === 0) {
+      this.first = value;
+      this.length = 1;
+      return;
+    }
+    if (this.data === undefined) {
+      this.data = new Float64Array(16);
+      this.data[0] = this.first;
+    } else if (this.length === this.data.length) {
       const bigger = new Float64Array(this.data.length * 2);
       bigger.set(this.data);
       this.data = bigger;
@@ -45,7 +64,8 @@ export class NumberColumn {
     this.data[this.length++] = value;
   }
 
-  values(): Float64Array {
+  values(): ArrayLike<number> {
+    if (this.data === undefined) return this.length === 0 ? [] : [this.first];
     return this.data.subarray(0, this.length);
   }
 }

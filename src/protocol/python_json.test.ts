@@ -39,4 +39,18 @@ describe("stringifyWithFloats", () => {
     expect(stringifyWithFloats(row, ROLLOUT_FLOATS)).toBe('{"reward":0.0,"big":100000000000000000000,"nan":null,"when":"1970-01-01T00:00:00.000Z","reward_components":{"a":2.0}}');
     expect(stringifyWithFloats({ per_sample_aggregate: { reward: [1, undefined, 0.5] } }, agentMetricsFloats())).toBe('{"per_sample_aggregate":{"reward":[1.0,null,0.5]}}');
   });
+
+  it("writes text that looks like its float marker as the text it is, as a value or as a key", () => {
+    // The compact writer marks floats with such strings internally: it must notice a real one.
+    expect(stringifyWithFloats({ reward: 1, note: "\u0000f1", response: { created_at: 5 } }, ROLLOUT_FLOATS)).toBe('{"reward":1.0,"note":"\\u0000f1","response":{"created_at":5.0}}');
+    expect(stringifyWithFloats({ "\u0000f2": 3, reward: 2 }, ROLLOUT_FLOATS)).toBe('{"\\u0000f2":3.0,"reward":2.0}');
+    expect(stringifyWithFloats({ reward: 0.5, note: "\u0000f-7" }, ROLLOUT_FLOATS)).toBe('{"reward":0.5,"note":"\\u0000f-7"}');
+  });
+
+  it("writes a parsed `__proto__` member as a member, and leaves objects it cannot reach untouched", () => {
+    const row = JSON.parse('{"__proto__":1,"reward":3,"meta":{"__proto__":{"n":4}}}') as Record<string, unknown>;
+    expect(stringifyWithFloats(row, ROLLOUT_FLOATS)).toBe('{"__proto__":1,"reward":3.0,"meta":{"__proto__":{"n":4}}}');
+    expect(stringifyWithFloats({ response: { output: [{ n: 1 }], top_p: 1, created_at: 2.5 } }, ROLLOUT_FLOATS)).toBe('{"response":{"output":[{"n":1}],"top_p":1.0,"created_at":2.5}}');
+  });
 });
+
