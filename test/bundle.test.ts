@@ -14,6 +14,32 @@ import { startFakeEngine } from "./doubles/fake_engine.js";
 const DIST = join(REPO_ROOT, "dist");
 const BUNDLE = join(DIST, "bundle");
 
+/** The source files a bundle file was made of (its source map's list). */
+function sourcesOf(file: string): string[] {
+  return (JSON.parse(readFileSync(join(BUNDLE, `${file}.map`), "utf8")) as { sources: string[] }).sources;
+}
+
+function bundleChunks(): string[] {
+  return readdirSync(BUNDLE).filter((f) => f.endsWith(".js"));
+}
+
+function chunkWith(chunks: string[], source: string): string {
+  return chunks.find((f) => sourcesOf(f).some((s) => s.endsWith(source)))!;
+}
+
+/** The sources of the bundle files `entries` import statically, transitively (`import()`ed ones load on use). */
+function staticSources(entries: string[]): string[] {
+  const loaded = new Set<string>();
+  const visit = (file: string) => {
+    if (loaded.has(file)) return;
+    loaded.add(file);
+    const text = readFileSync(join(BUNDLE, file), "utf8");
+    for (const match of text.matchAll(/(?:^|[;}\n])\s*(?:import|export)\s*(?:[\w${}\s,*]+from\s*)?"\.\/([\w.-]+\.js)"/g)) visit(match[1]!);
+  };
+  entries.forEach(visit);
+  return [...loaded].flatMap(sourcesOf);
+}
+
 /** The module a stub imports or re-exports, as an absolute path. */
 function stubTarget(file: string): string {
   const text = readFileSync(join(DIST, file), "utf8");
@@ -56,19 +82,9 @@ describe("the bundled CLI", () => {
   });
 
   it("a vllm_model `eval run` loads none of what such a run never uses (jinja, pino, semver, light-my-request)", () => {
-    const sourcesOf = (file: string) => (JSON.parse(readFileSync(join(BUNDLE, `${file}.map`), "utf8")) as { sources: string[] }).sources;
-    const chunks = readdirSync(BUNDLE).filter((f) => f.endsWith(".js"));
-    const chunkWith = (source: string) => chunks.find((f) => sourcesOf(f).some((s) => s.endsWith(source)))!;
-    // The chunks the command and the model server import statically, transitively (`import()`ed ones load on use).
-    const loaded = new Set<string>();
-    const visit = (file: string) => {
-      if (loaded.has(file)) return;
-      loaded.add(file);
-      const text = readFileSync(join(BUNDLE, file), "utf8");
-      for (const match of text.matchAll(/(?:^|[;}\n])\s*(?:import|export)\s*(?:[\w${}\s,*]+from\s*)?"\.\/([\w.-]+\.js)"/g)) visit(match[1]!);
-    };
-    for (const source of ["src/cli/eval_run.ts", "src/models/vllm_model.ts"]) visit(chunkWith(source));
-    const sources = [...loaded].flatMap(sourcesOf);
+    const chunks = bundleChunks();
+    // What the command and the model server load before any `import()`.
+    const sources = staticSources(["src/cli/eval_run.ts", "src/models/vllm_model.ts"].map((source) => chunkWith(chunks, source)));
     expect(sources.some((s) => s.includes("node_modules/fastify/"))).toBe(true);
     expect(sources.some((s) => s.endsWith("src/models/token_turn.ts"))).toBe(true);
     for (const unused of ["@huggingface/jinja", "pino", "semver", "light-my-request", "@fastify/proxy-addr"]) {
@@ -81,25 +97,12 @@ describe("the bundled CLI", () => {
   });
 
   it("a server's own process (--process-per-server) and a plain `env start` load no collector, head internals, YAML or protocol layers", () => {
-    const sourcesOf = (file: string) => (JSON.parse(readFileSync(join(BUNDLE, `${file}.map`), "utf8")) as { sources: string[] }).sources;
-    const chunks = readdirSync(BUNDLE).filter((f) => f.endsWith(".js"));
-    const staticGraph = (entry: string) => {
-      const loaded = new Set<string>();
-      const visit = (file: string) => {
-        if (loaded.has(file)) return;
-        loaded.add(file);
-        const text = readFileSync(join(BUNDLE, file), "utf8");
-        for (const match of text.matchAll(/(?:^|[;}\n])\s*(?:import|export)\s*(?:[\w${}\s,*]+from\s*)?"\.\/([\w.-]+\.js)"/g)) visit(match[1]!);
-      };
-      visit(entry);
-      return [...loaded].flatMap(sourcesOf);
-    };
-    const child = staticGraph("instance_process.js");
+    const child = staticSources(["instance_process.js"]);
     expect(child.some((s) => s.endsWith("src/orchestrate/instance.ts"))).toBe(true);
     for (const unused of ["src/orchestrate/start.ts", "src/orchestrate/head.ts", "src/collect/collect.ts", "src/collect/service.ts", "src/orchestrate/python_server.ts", "src/protocols/serve.ts", "node_modules/yaml/", "node_modules/ws/"]) {
       expect(child.filter((s) => s.includes(unused)), unused).toEqual([]);
     }
-    const envStart = staticGraph(chunks.find((f) => sourcesOf(f).some((s) => s.endsWith("src/cli/env_start.ts")))!);
+    const envStart = staticSources([chunkWith(bundleChunks(), "src/cli/env_start.ts")]);
     for (const unused of ["src/protocols/index.ts", "src/protocols/openenv/server.ts", "node_modules/ws/"]) {
       expect(envStart.filter((s) => s.includes(unused)), unused).toEqual([]);
     }

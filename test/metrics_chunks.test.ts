@@ -14,21 +14,11 @@ import { codeGenMetrics } from "../src/environments/code_gen/index.js";
 import { aggregateMetrics } from "../src/metrics/aggregate.js";
 import { ChunkedMetricsMerger, kOfMetric } from "../src/metrics/chunk_merge.js";
 import { passAtKMetrics } from "../src/metrics/pass_at_k.js";
-
-/** Deterministic pseudo-random numbers (mulberry32), so every run tests the same rows. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "./helpers/seeded_random.js";
 
 /** `tasks` tasks × `repeats` rollouts of an mcqa-like score: answers A–D or none, gold per task. */
 function rows(tasks: number, repeats: (task: number) => number, seed: number, graded = false): Array<Record<string, unknown>> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const out: Array<Record<string, unknown>> = [];
   for (let t = 0; t < tasks; t++) {
     const skill = next(); // how often this task is answered right

@@ -9,17 +9,7 @@ import { computeRunMetrics, MetricsSpool, type RunMetrics, type RunMetricsOption
 import { resultLine } from "../src/collect/lines.js";
 import mcqa from "../src/environments/mcqa/index.js";
 import { startInstance, type RunningInstance } from "../src/environment_kit/testing.js";
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "./helpers/seeded_random.js";
 
 /**
  * A reply as the collector gets it: the JSON text an agent sent, parsed. The text holds what JSON
@@ -73,7 +63,7 @@ function shuffledPairs(next: () => number, tasks = 40): Array<[number, number]> 
 }
 
 async function bothWays(name: string, seed: number, options: RunMetricsOptions, order = shuffledPairs, extra: Record<string, unknown> = {}): Promise<{ fromFile: string; live: string }> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const output = join(dir, `${name}.jsonl`);
   const pairs = order(next);
   const spool = new MetricsSpool();

@@ -3,6 +3,7 @@
 // It stands in for OpenAI or vLLM only; every Gymkit component under test is the real one.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { seededRandom } from "../helpers/seeded_random.js";
 
 /** A conversation as the policy sees it, the same whichever API the request came through. */
 export interface Turn {
@@ -55,18 +56,6 @@ export interface FakeEngineOptions {
    * 500 (`error`), has its connection destroyed (`reset`), or never answers (`hang`).
    */
   faults?: { seed: number; error?: number; reset?: number; hang?: number };
-}
-
-/** mulberry32: a tiny seeded PRNG, so a fault schedule is the same on every run. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 let counter = 0;
