@@ -102,28 +102,6 @@ describe("metrics gathered while the lines are written", () => {
     expect(live).toBe(fromFile);
   });
 
-  it("let the event loop turn between the chunks an environment of this process is sent", async () => {
-    // Its /aggregate_metrics answers without a socket: without a turn of the loop between chunks, the
-    // whole end of a run would be promise jobs, and V8's GC tasks (run from the loop) would wait for
-    // its end — 600+ MB of garbage at 200,000 rollouts.
-    let turns = 0;
-    let counting = true;
-    const tick = () => {
-      turns++;
-      if (counting) setImmediate(tick);
-    };
-    setImmediate(tick);
-    await new Promise((resolve) => setImmediate(resolve));
-    const before = turns;
-    try {
-      await bothWays("turns", 5, { aggregateUrlOf: () => `${env.url}/aggregate_metrics`, chunkRollouts: 10 });
-    } finally {
-      counting = false;
-    }
-    // Two agents, ~50 rows each in chunks of ≤ 10, read both ways: at least 10 chunks per way.
-    expect(turns - before).toBeGreaterThanOrEqual(20);
-  });
-
   it("read back rows spooled over several MiB, near where task order expects them and far from it", async () => {
     // Mostly in task order, shuffled within what would be in flight together, as a fresh run writes
     // them; one task in ten written again at the end, as a resumed run's retried rollouts are.

@@ -348,7 +348,6 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
   };
   const flush = async () => {
     if (chunk.length === 0) return;
-    await yieldToEventLoop();
     const result = await aggregate(url!, chunk, scope);
     merger.add(result, rolloutsPerTask, skip);
     keyMetricNames ??= Object.keys(result.key_metrics ?? {});
@@ -402,17 +401,6 @@ async function summarizeAgent(state: AgentState, options: RunMetricsOptions): Pr
     ...(merged.approximate.length > 0 ? { approximated: merged.approximate } : {}),
     ...(scope ? { scope } : {}),
   };
-}
-
-/**
- * Lets the event loop turn. An environment of this process answers `/aggregate_metrics` without a
- * socket (http/inprocess.ts), so the end-of-run loop over every chunk runs in promise jobs alone and
- * never returns to the event loop; V8's garbage-collection tasks, which Node runs from the loop, then
- * wait until the end, and at 200,000 rollouts the process grew from ~150 MB to over 600 MB of
- * collectable garbage in those few seconds (issue 23, bench/README.md).
- */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** One `/aggregate_metrics` call; a body the server refuses as too large says how to allow it. */

@@ -36,6 +36,11 @@ beforeAll(async () => {
   });
   app.get("/text", async (_request, reply) => reply.type("text/plain; charset=utf-8").send("é \ud800 ✓"));
   app.get("/empty", async (_request, reply) => reply.code(204).send());
+  app.post("/busy", async () => {
+    // Synchronous work a handler might do (parse, score): a few ms of the thread.
+    for (const until = performance.now() + 3; performance.now() < until; );
+    return { done: true };
+  });
   app.get("/query", async (request) => ({ url: request.url, query: request.query }));
   app.post("/hang", async (request, reply) => {
     const signal = abortOnHangUp(reply.raw);
@@ -94,6 +99,30 @@ const cases: Array<[string, () => Promise<CallResult>]> = [
   ["a 204 without a body", () => call(`${url}/empty`, { retry: NO_RETRY })],
   ["a path with dot segments and a query", () => call(`${url}/a/../query?q=%20x&r=é`, { retry: NO_RETRY })],
 ];
+
+describe("a run of in-process calls still lets the event loop turn", () => {
+  it("timers and immediates run between calls that never touch a socket", async () => {
+    inProcessCalls(true);
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      turns++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await new Promise((resolve) => setImmediate(resolve));
+    const before = turns;
+    const opened = connections;
+    try {
+      // 40 calls of ≥ 3 ms each, one after another: ≥ 120 ms in promise jobs alone without the turns.
+      for (let i = 0; i < 40; i++) expect((await call(`${url}/busy`, { body: {}, retry: NO_RETRY })).status).toBe(200);
+    } finally {
+      counting = false;
+    }
+    expect(connections).toBe(opened);
+    expect(turns - before).toBeGreaterThanOrEqual(5);
+  });
+});
 
 describe("in-process calls answer what the socket answers", () => {
   it.each(cases)("%s", async (_name, make) => {
